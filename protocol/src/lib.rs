@@ -1,0 +1,40 @@
+//! TeamCity service messages: a model, the escaping rules, a line-exact writer
+//! and a streaming push parser.
+//!
+//! A service message is one line of the form `##teamcity[name 'value']` or
+//! `##teamcity[name key='value' key2='value2']`. This crate knows nothing about
+//! processes or files; it is usable by any producer or consumer of the stream.
+//!
+//! ```
+//! use tcrunner_protocol::{Message, Parser, ParseEvent, Writer};
+//!
+//! let mut out = Vec::new();
+//! let mut writer = Writer::new(&mut out);
+//! writer.text(b"progress...").unwrap();
+//! writer
+//!     .message(&Message::new("testStarted").with("name", "it [works] 'quoted'"))
+//!     .unwrap();
+//! assert_eq!(
+//!     String::from_utf8(out.clone()).unwrap(),
+//!     "progress...\n##teamcity[testStarted name='it |[works|] |'quoted|'']\n"
+//! );
+//!
+//! let mut parser = Parser::new();
+//! let mut events = Vec::new();
+//! parser.feed(&out, |event| events.push(event));
+//! parser.finish(|event| events.push(event));
+//! assert!(matches!(&events[1], ParseEvent::Message { message, .. } if message.get("name") == Some("it [works] 'quoted'")));
+//! ```
+#![deny(missing_docs)]
+
+mod escape;
+mod message;
+mod model;
+mod parser;
+mod writer;
+
+pub use escape::{escape, escape_into, unescape, UnescapeError};
+pub use message::{Body, Message};
+pub use model::ServiceMessage;
+pub use parser::{ParseError, ParseEvent, Parser, Position};
+pub use writer::{Timestamp, Writer, WriterOptions};

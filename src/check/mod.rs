@@ -1,0 +1,1 @@
+//! `tcrunner check`: validates a service-message stream as a consumer would.

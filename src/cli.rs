@@ -1,0 +1,227 @@
+//! The command line: clap parses raw arguments, [`Config::from_args`] validates
+//! and resolves them. No other module sees raw strings.
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Run pytest, jest or vitest and stream a live TeamCity service-message test tree.
+///
+/// Without a subcommand, tcrunner runs the project's tests. It accepts PyCharm's
+/// what-to-run arguments (--path, --target, --offset, then `--` and raw
+/// framework arguments) and writes `##teamcity[...]` messages to stdout.
+#[derive(Debug, Parser)]
+#[command(name = "tcrunner", version, args_conflicts_with_subcommands = true)]
+#[command(after_help = "Exit codes: 0 passed, 1 tests failed, 2-5 pytest's own (5: no tests), \
+64 usage, 65 malformed input, 66 missing input, 69 framework unavailable, 70 internal error, \
+71 framework crashed, 73 reporter failed, 74 output error, 124 timeout, 128+n signal n.")]
+pub(crate) struct RawArgs {
+    #[command(subcommand)]
+    pub command: Option<RawCommand>,
+    #[command(flatten)]
+    pub run: RawRun,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RawCommand {
+    /// Translate finished report files into the service-message stream.
+    Convert(RawConvert),
+    /// Validate a service-message stream (a file, or `-` for stdin).
+    Check(RawCheck),
+}
+
+/// Options shared by everything that writes a stream.
+#[derive(Debug, Args, Clone)]
+pub(crate) struct RawOutput {
+    /// Output dialect [default: teamcity when TEAMCITY_VERSION names a real
+    /// server version, else intellij].
+    #[arg(long, value_enum)]
+    pub format: Option<Dialect>,
+    /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub offset: u64,
+    /// Add `timestamp='…'` to every message.
+    #[arg(long)]
+    pub timestamps: bool,
+    /// Do not report captured output of tests that passed.
+    #[arg(long)]
+    pub skip_passed_output: bool,
+    /// Announce `testRetrySupport` so a rerun's pass mutes an earlier failure (teamcity dialect).
+    #[arg(long)]
+    pub retry_support: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RawRun {
+    /// A folder or file to run (repeatable).
+    #[arg(long = "path", value_name = "DIR|FILE")]
+    pub paths: Vec<PathBuf>,
+    /// A test to run: `file.py::Class.test[params]`, `pkg.mod.Class.test`, `file.test.ts::outer > test` (repeatable).
+    #[arg(long = "target", value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// The framework [default: detected from the project].
+    #[arg(long, value_enum)]
+    pub framework: Option<FrameworkName>,
+    /// The project root to run in [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The Python interpreter for pytest [default: $VIRTUAL_ENV, .venv, venv, then python3].
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// The node binary for jest/vitest [default: node on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub node: Option<PathBuf>,
+    /// Report the collected tree without running anything.
+    #[arg(long)]
+    pub collect_only: bool,
+    /// Fail a single test that runs longer than SECS.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Stop the whole run after SECS.
+    #[arg(long, value_name = "SECS")]
+    pub session_timeout: Option<f64>,
+    /// Time between SIGTERM and SIGKILL when stopping the framework.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    pub grace_period: f64,
+    /// Drop every service message a test prints, not only tree-changing ones.
+    #[arg(long)]
+    pub block_service_messages: bool,
+    #[command(flatten)]
+    pub output: RawOutput,
+    /// Raw framework arguments, passed verbatim.
+    #[arg(last = true, value_name = "FRAMEWORK ARGS")]
+    pub raw: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RawConvert {
+    /// Report files: JUnit XML, jest --json, vitest json, pytest-json-report, CTRF.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The input format [default: detected from content].
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    #[command(flatten)]
+    pub output: RawOutput,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RawCheck {
+    /// The stream to check; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+    /// Print only the summary line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Output dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Dialect {
+    /// nodeId/parentNodeId tree for PyCharm, IntelliJ and WebStorm.
+    Intellij,
+    /// Nested suites by name with a flowId per file, for TeamCity build steps.
+    Teamcity,
+}
+
+/// A supported framework.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FrameworkName {
+    /// pytest (Python).
+    Pytest,
+    /// jest (JavaScript/TypeScript).
+    Jest,
+    /// vitest (JavaScript/TypeScript).
+    Vitest,
+}
+
+/// A report-file format `convert` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum InputFormat {
+    /// JUnit XML (pytest, vitest, jest-junit, Surefire).
+    Junit,
+    /// jest `--json`.
+    JestJson,
+    /// vitest `--reporter=json`.
+    VitestJson,
+    /// pytest-json-report.
+    PytestJson,
+    /// Common Test Report Format.
+    Ctrf,
+}
+
+/// Output settings after validation.
+#[derive(Debug, Clone)]
+pub(crate) struct OutputConfig {
+    pub dialect: Dialect,
+    pub offset: u64,
+    pub timestamps: bool,
+    pub skip_passed_output: bool,
+    pub retry_support: bool,
+}
+
+impl OutputConfig {
+    fn from_raw(raw: RawOutput, env_teamcity_version: Option<&str>) -> Self {
+        let dialect = raw.format.unwrap_or(match env_teamcity_version {
+            // PyCharm sets TEAMCITY_VERSION=LOCAL for its own runners; only a
+            // real agent sets a version.
+            Some(v) if !v.is_empty() && !v.eq_ignore_ascii_case("LOCAL") => Dialect::Teamcity,
+            _ => Dialect::Intellij,
+        });
+        OutputConfig {
+            dialect,
+            offset: raw.offset,
+            timestamps: raw.timestamps,
+            skip_passed_output: raw.skip_passed_output,
+            retry_support: raw.retry_support,
+        }
+    }
+}
+
+/// What to do, validated.
+#[derive(Debug)]
+pub(crate) enum Config {
+    Run(RunConfig),
+    Convert(ConvertConfig),
+    Check(CheckConfig),
+}
+
+#[derive(Debug)]
+pub(crate) struct RunConfig {
+    pub raw: RawRun,
+    pub output: OutputConfig,
+}
+
+#[derive(Debug)]
+pub(crate) struct ConvertConfig {
+    pub files: Vec<PathBuf>,
+    pub input_format: Option<InputFormat>,
+    pub output: OutputConfig,
+}
+
+#[derive(Debug)]
+pub(crate) struct CheckConfig {
+    /// `None` reads stdin.
+    pub file: Option<PathBuf>,
+    pub quiet: bool,
+}
+
+impl Config {
+    /// Validates raw arguments; `teamcity_version` is `$TEAMCITY_VERSION`.
+    pub(crate) fn from_args(args: RawArgs, teamcity_version: Option<&str>) -> Config {
+        match args.command {
+            Some(RawCommand::Convert(c)) => Config::Convert(ConvertConfig {
+                files: c.files,
+                input_format: c.input_format,
+                output: OutputConfig::from_raw(c.output, teamcity_version),
+            }),
+            Some(RawCommand::Check(c)) => Config::Check(CheckConfig {
+                file: c.file.filter(|f| f.as_os_str() != "-"),
+                quiet: c.quiet,
+            }),
+            None => {
+                let output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
+                Config::Run(RunConfig { raw: args.run, output })
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! `tcrunner convert`: finished report files in, the event stream out.

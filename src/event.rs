@@ -1,0 +1,239 @@
+//! The one event type every source produces and the tree consumes.
+//!
+//! Framework reporters in `runners/` write these events as JSON lines on the
+//! side channel (`docs/event-protocol.md`); report-file readers build them in
+//! memory. Nodes are named by a source-chosen `id` string that is unique within
+//! the run; the tree turns ids into IntelliJ node ids.
+use serde::{Deserialize, Serialize};
+
+/// One thing that happened in a test run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "ev", rename_all = "snake_case")]
+pub enum TestEvent {
+    /// The reporter inside the framework is loaded and talking.
+    Hello {
+        /// `pytest`, `jest`, `vitest`.
+        runner: String,
+        /// The framework's version.
+        #[serde(default)]
+        version: Option<String>,
+    },
+    /// Declares a suite (directory, file, class, describe block). It starts
+    /// when its first test starts, so suites with nothing run never appear.
+    Suite(Node),
+    /// Declares a test. May be sent long before it runs (collection) or just
+    /// before `started`; a `finished` for an undeclared id is an error.
+    Test(Node),
+    /// The number of tests that will run, when the source knows it.
+    Collected {
+        /// How many.
+        count: u64,
+    },
+    /// A declared test starts running.
+    Started {
+        /// The test's id.
+        id: String,
+    },
+    /// Output from a test or a suite, or from the run when `id` is absent.
+    Output {
+        /// The node the output belongs to.
+        #[serde(default)]
+        id: Option<String>,
+        /// Which stream.
+        stream: Stream,
+        /// The text, as produced.
+        text: String,
+    },
+    /// A test ended (it is started first if it never was).
+    Finished(TestResult),
+    /// The source will send nothing more under this suite; it closes once its
+    /// running children finish.
+    SuiteDone {
+        /// The suite's id.
+        id: String,
+    },
+    /// A run-level message for the log (not a test): warnings, framework notes.
+    Log {
+        /// Severity.
+        level: LogLevel,
+        /// The text.
+        text: String,
+    },
+}
+
+/// A suite or test declaration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// Unique within the run, chosen by the source (e.g. a pytest nodeid).
+    pub id: String,
+    /// The enclosing suite's id; absent for top-level nodes.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// The short name shown in the tree.
+    pub name: String,
+    /// What the node is.
+    #[serde(default)]
+    pub kind: NodeKind,
+    /// Absolute path of the source file.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// 1-based line of the definition.
+    #[serde(default)]
+    pub line: Option<u32>,
+    /// IntelliJ `locationHint` (`python<dir>://a.b`, `file://…`, `test://…`).
+    #[serde(default)]
+    pub hint: Option<String>,
+    /// IntelliJ `metainfo`, e.g. the pytest name with parameters for reruns.
+    #[serde(default)]
+    pub meta: Option<String>,
+    /// Markers or tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
+/// The kind of a tree node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// A directory or package.
+    Dir,
+    /// A source file (module).
+    File,
+    /// A class, describe block or other grouping.
+    #[default]
+    Suite,
+    /// A test (a leaf, unless it has subtests).
+    Test,
+}
+
+/// How a test ended and why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// The test's id.
+    pub id: String,
+    /// The verdict.
+    pub outcome: Outcome,
+    /// Whole milliseconds.
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
+    /// One-line reason: the failure message or skip reason.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Traceback or stack.
+    #[serde(default)]
+    pub details: Option<String>,
+    /// Expected value of a comparison (only with `actual`).
+    #[serde(default)]
+    pub expected: Option<String>,
+    /// Actual value of a comparison (only with `expected`).
+    #[serde(default)]
+    pub actual: Option<String>,
+}
+
+/// A test verdict, as the framework judged it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Passed.
+    #[default]
+    Passed,
+    /// An assertion failed.
+    Failed,
+    /// Something other than an assertion went wrong (setup error, crash).
+    Error,
+    /// Skipped, with the reason in `message`.
+    Skipped,
+    /// Expected to fail and did.
+    Xfail,
+    /// Expected to fail but passed (non-strict: counts as passed).
+    Xpass,
+    /// A placeholder (`test.todo`).
+    Todo,
+}
+
+impl Outcome {
+    /// Every outcome, for tables and tests.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Passed,
+        Outcome::Failed,
+        Outcome::Error,
+        Outcome::Skipped,
+        Outcome::Xfail,
+        Outcome::Xpass,
+        Outcome::Todo,
+    ];
+
+    /// How a consumer with three states (passed, failed, ignored) sees it.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            Outcome::Passed | Outcome::Xpass => Verdict::Passed,
+            Outcome::Failed | Outcome::Error => Verdict::Failed,
+            Outcome::Skipped | Outcome::Xfail | Outcome::Todo => Verdict::Ignored,
+        }
+    }
+}
+
+/// The three states TeamCity and IntelliJ know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// `testFinished` only.
+    Passed,
+    /// `testFailed`.
+    Failed,
+    /// `testIgnored`.
+    Ignored,
+}
+
+/// An output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Severity of a [`TestEvent::Log`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    /// Informational.
+    Info,
+    /// Something the user should look at.
+    Warning,
+    /// The run is broken.
+    Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_form_is_tagged_json() {
+        let line = r#"{"ev":"finished","id":"t.py::a","outcome":"xfail","duration_ms":3,"message":"bug"}"#;
+        let event: TestEvent = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            event,
+            TestEvent::Finished(TestResult {
+                id: "t.py::a".into(),
+                outcome: Outcome::Xfail,
+                duration_ms: Some(3),
+                message: Some("bug".into()),
+                ..TestResult::default()
+            })
+        );
+        let back = serde_json::to_string(&event).unwrap();
+        assert_eq!(serde_json::from_str::<TestEvent>(&back).unwrap(), event);
+    }
+
+    #[test]
+    fn node_declaration_defaults() {
+        let event: TestEvent =
+            serde_json::from_str(r#"{"ev":"test","id":"x","name":"x","kind":"test"}"#).unwrap();
+        let TestEvent::Test(node) = event else { panic!("not a test") };
+        assert_eq!(node.parent, None);
+        assert_eq!(node.kind, NodeKind::Test);
+    }
+}
