@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Creates the Python virtualenvs the pytest integration tests and benchmarks
+# use: target/venv/pytest8 and target/venv/pytest9 under the repo root.
+#
+# Idempotent and quiet: each venv carries a stamp file naming the Python and
+# the pinned packages it was built with; when the stamp matches, nothing runs.
+# Only PyPI is reached, through pip.
+#
+# Usage: scripts/setup-python.sh [PYTHON]   (default: python3, or $PYTHON)
+set -euo pipefail
+
+# Pins: the newest release of each line (checked with `pip index versions`).
+PYTEST8=8.4.2
+PYTEST9=9.2.0
+XDIST=3.8.0
+TEAMCITY_MESSAGES=1.33
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+python="${1:-${PYTHON:-python3}}"
+pyver="$("$python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')"
+
+# make_venv NAME PACKAGE...
+make_venv() {
+    local name="$1"
+    shift
+    local dir="$root/target/venv/$name"
+    local stamp="$dir/.tcrunner-stamp"
+    local want="python=$pyver $*"
+    if [[ -x "$dir/bin/python" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+        return 0
+    fi
+    echo "setup-python: building target/venv/$name ($*)" >&2
+    rm -rf "$dir"
+    mkdir -p "$(dirname "$dir")"
+    "$python" -m venv "$dir"
+    "$dir/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --no-input "$@"
+    printf '%s' "$want" >"$stamp"
+}
+
+make_venv pytest8 "pytest==$PYTEST8" "pytest-xdist==$XDIST"
+make_venv pytest9 "pytest==$PYTEST9" "pytest-xdist==$XDIST" \
+    "teamcity-messages==$TEAMCITY_MESSAGES"
