@@ -157,6 +157,8 @@ pub(crate) struct OutputConfig {
     pub timestamps: bool,
     pub skip_passed_output: bool,
     pub retry_support: bool,
+    /// Neutralise every service message in passed-through text.
+    pub block_service_messages: bool,
 }
 
 impl OutputConfig {
@@ -173,6 +175,7 @@ impl OutputConfig {
             timestamps: raw.timestamps,
             skip_passed_output: raw.skip_passed_output,
             retry_support: raw.retry_support,
+            block_service_messages: false,
         }
     }
 }
@@ -219,7 +222,8 @@ impl Config {
                 quiet: c.quiet,
             }),
             None => {
-                let output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
+                let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
+                output.block_service_messages = args.run.block_service_messages;
                 Config::Run(RunConfig { raw: args.run, output })
             }
         }

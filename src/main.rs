@@ -5,6 +5,7 @@ mod convert;
 mod event;
 mod exit;
 mod report;
+mod tree;
 
 use clap::Parser as _;
 

@@ -3,10 +3,23 @@
 //! [`Pipeline`] is what every source feeds: events go through the
 //! [`Tree`](crate::tree::Tree), which assigns ids and decides what opens and
 //! closes, then to the reporter of the configured dialect.
+mod intellij;
+mod passthrough;
+mod teamcity;
+
+use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::cli::OutputConfig;
-use crate::event::{Outcome, TestEvent};
+use tcrunner_protocol::{Message, Timestamp, Writer};
+
+use crate::cli::{Dialect, OutputConfig};
+use crate::event::{Outcome, Stream, TestEvent, TestResult};
+use crate::tree::{Reporter, Tree, TreeEvent};
+use passthrough::{Piece, TextFilter};
+
+/// The most characters one `testStdOut`/`testStdErr` carries; longer output
+/// is split across messages (teamcity-messages uses the same size).
+const OUTPUT_CHUNK_CHARS: usize = 50_000;
 
 /// Counts of what a run reported, by outcome.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,36 +60,267 @@ impl Summary {
             + self.todo
             + self.stopped
     }
+
+    /// Whether any test failed, errored or was stopped.
+    pub(crate) fn any_failed(&self) -> bool {
+        self.failed + self.errors + self.stopped > 0
+    }
+}
+
+/// The message text of a failed or ignored test.
+fn failure_message(result: &TestResult) -> &str {
+    if let Some(message) = result.message.as_deref() {
+        return message;
+    }
+    match result.outcome {
+        Outcome::Passed | Outcome::Xpass => "",
+        Outcome::Failed => "Failed",
+        Outcome::Error => "Error",
+        Outcome::Skipped => "Skipped",
+        Outcome::Xfail => "Expected failure",
+        Outcome::Todo => "Todo",
+    }
+}
+
+/// The current UTC time, for `timestamp` attributes.
+fn now() -> Timestamp {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = (yoe + era * 400 + i64::from(month <= 2)) as u16;
+    Timestamp {
+        year,
+        month,
+        day,
+        hour: (rem / 3_600) as u8,
+        minute: (rem % 3_600 / 60) as u8,
+        second: (rem % 60) as u8,
+        millis: since.subsec_millis() as u16,
+    }
+}
+
+/// Writes messages and filtered plain text to the stream.
+pub(crate) struct Emitter<W: Write> {
+    writer: Writer<W>,
+    timestamps: bool,
+    filter: TextFilter,
+}
+
+impl<W: Write> Emitter<W> {
+    fn send(&mut self, message: Message) -> io::Result<()> {
+        if self.timestamps {
+            self.writer.message_at(&message, now())
+        } else {
+            self.writer.message(&message)
+        }
+    }
+
+    /// Sends `base` plus `key=<chunk>` once per chunk of `text`.
+    fn send_chunked(&mut self, base: &Message, key: &str, text: &str) -> io::Result<()> {
+        let mut rest = text;
+        loop {
+            let cut = rest.char_indices().nth(OUTPUT_CHUNK_CHARS).map_or(rest.len(), |(i, _)| i);
+            let (chunk, tail) = rest.split_at(cut);
+            self.send(base.clone().with(key, chunk))?;
+            if tail.is_empty() {
+                return Ok(());
+            }
+            rest = tail;
+        }
+    }
+
+    /// Plain text, with tree-changing service messages neutralised.
+    fn text(&mut self, text: &str) -> io::Result<()> {
+        self.bytes(text.as_bytes())
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let mut result = Ok(());
+        let (writer, timestamps) = (&mut self.writer, self.timestamps);
+        self.filter.push(bytes, |piece| {
+            if result.is_ok() {
+                result = write_piece(writer, timestamps, piece);
+            }
+        });
+        result
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let mut result = Ok(());
+        let (writer, timestamps) = (&mut self.writer, self.timestamps);
+        self.filter.finish(|piece| {
+            if result.is_ok() {
+                result = write_piece(writer, timestamps, piece);
+            }
+        });
+        result?;
+        self.writer.flush()
+    }
+}
+
+fn write_piece<W: Write>(writer: &mut Writer<W>, timestamps: bool, piece: Piece<'_>) -> io::Result<()> {
+    match piece {
+        Piece::Text(bytes) => writer.text(bytes),
+        Piece::Blocked(line) => {
+            let message = Message::new("message").with("text", line);
+            if timestamps {
+                writer.message_at(&message, now())
+            } else {
+                writer.message(&message)
+            }
+        }
+    }
+}
+
+/// The configured dialect.
+enum Dialected<W: Write> {
+    Intellij(intellij::Intellij<W>),
+    Teamcity(teamcity::Teamcity<W>),
+}
+
+impl<W: Write> Dialected<W> {
+    fn emitter(&mut self) -> &mut Emitter<W> {
+        match self {
+            Dialected::Intellij(r) => &mut r.out,
+            Dialected::Teamcity(r) => &mut r.out,
+        }
+    }
+}
+
+impl<W: Write> Reporter for Dialected<W> {
+    fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        match self {
+            Dialected::Intellij(r) => r.report(event),
+            Dialected::Teamcity(r) => r.report(event),
+        }
+    }
+}
+
+/// Between the tree and the dialect: counts verdicts and, when asked, holds
+/// a test's output until it is known whether the test passed.
+struct Counting<W: Write> {
+    dialect: Dialected<W>,
+    summary: Summary,
+    /// Output held per running test when passed tests' output is dropped.
+    held: Option<HashMap<u64, Vec<(Stream, String)>>>,
+}
+
+impl<W: Write> Reporter for Counting<W> {
+    fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        match event {
+            TreeEvent::Output { node: Some(node), stream, text } if node.is_test => {
+                if let Some(held) = &mut self.held {
+                    held.entry(node.id).or_default().push((stream, text.to_owned()));
+                    return Ok(());
+                }
+                self.dialect.report(TreeEvent::Output { node: Some(node), stream, text })
+            }
+            TreeEvent::Finished { node, result } => {
+                self.summary.count(result.outcome);
+                self.release(node, result.outcome.verdict() == crate::event::Verdict::Passed)?;
+                self.dialect.report(TreeEvent::Finished { node, result })
+            }
+            TreeEvent::Stopped(node) => {
+                self.summary.stopped += 1;
+                self.release(node, false)?;
+                self.dialect.report(TreeEvent::Stopped(node))
+            }
+            other => self.dialect.report(other),
+        }
+    }
+}
+
+impl<W: Write> Counting<W> {
+    fn release(&mut self, node: &crate::tree::Opened, passed: bool) -> io::Result<()> {
+        let Some(output) = self.held.as_mut().and_then(|held| held.remove(&node.id)) else {
+            return Ok(());
+        };
+        if passed {
+            return Ok(());
+        }
+        for (stream, text) in output {
+            self.dialect.report(TreeEvent::Output { node: Some(node), stream, text: &text })?;
+        }
+        Ok(())
+    }
 }
 
 /// Events in, service messages out: the tree plus the dialect's reporter.
 pub(crate) struct Pipeline<W: Write> {
-    out: W,
-    config: OutputConfig,
-    summary: Summary,
+    tree: Tree,
+    sink: Counting<W>,
 }
 
 impl<W: Write> Pipeline<W> {
     /// Starts a stream: writes the run's opening messages.
     pub(crate) fn new(config: &OutputConfig, out: W) -> io::Result<Self> {
-        Ok(Pipeline { out, config: config.clone(), summary: Summary::default() })
+        let emitter = Emitter {
+            writer: Writer::new(out),
+            timestamps: config.timestamps,
+            filter: TextFilter::new(config.block_service_messages),
+        };
+        let mut dialect = match config.dialect {
+            Dialect::Intellij => {
+                let mut r = intellij::Intellij { out: emitter };
+                r.start()?;
+                Dialected::Intellij(r)
+            }
+            Dialect::Teamcity => {
+                let mut r = teamcity::Teamcity::new(emitter, config.retry_support);
+                r.start()?;
+                Dialected::Teamcity(r)
+            }
+        };
+        dialect.emitter().writer.flush()?;
+        let held = config.skip_passed_output.then(HashMap::new);
+        Ok(Pipeline {
+            tree: Tree::new(config.offset),
+            sink: Counting { dialect, summary: Summary::default(), held },
+        })
     }
 
     /// One event from a source.
     pub(crate) fn event(&mut self, event: TestEvent) -> io::Result<()> {
-        let _ = (event, &mut self.out, &self.config);
-        todo!()
+        self.tree.apply(event, &mut self.sink)
     }
 
-    /// Plain framework output, passed through as text lines.
+    /// Plain framework output, passed through (tree-changing service
+    /// messages in it are neutralised).
     pub(crate) fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let _ = bytes;
-        todo!()
+        self.sink.dialect.emitter().bytes(bytes)
+    }
+
+    /// Source ids of the tests running now, oldest first.
+    pub(crate) fn running_tests(&self) -> Vec<String> {
+        self.tree.running_tests()
+    }
+
+    /// What has been reported so far.
+    pub(crate) fn summary(&self) -> &Summary {
+        &self.sink.summary
     }
 
     /// Ends the stream: closes every open node (unfinished tests as stopped)
     /// and returns what was reported.
-    pub(crate) fn finish(self) -> io::Result<Summary> {
-        Ok(self.summary)
+    pub(crate) fn finish(mut self) -> io::Result<Summary> {
+        self.sink.dialect.emitter().finish()?;
+        self.tree.close_all(&mut self.sink)?;
+        match &mut self.sink.dialect {
+            Dialected::Intellij(r) => r.end()?,
+            Dialected::Teamcity(r) => r.end()?,
+        }
+        self.sink.dialect.emitter().finish()?;
+        Ok(self.sink.summary)
     }
 }

@@ -1,0 +1,123 @@
+//! The `intellij` dialect: the nodeId/parentNodeId tree PyCharm, IntelliJ
+//! and WebStorm build their test view from (pycharm-and-teamcity-protocol
+//! §1.5-1.9).
+use std::io::{self, Write};
+
+use tcrunner_protocol::Message;
+
+use super::{failure_message, Emitter};
+use crate::event::{LogLevel, Stream, Verdict};
+use crate::tree::{Opened, Reporter, TreeEvent};
+
+pub(crate) struct Intellij<W: Write> {
+    pub(super) out: Emitter<W>,
+}
+
+impl<W: Write> Intellij<W> {
+    pub(crate) fn start(&mut self) -> io::Result<()> {
+        self.out.send(Message::new("enteredTheMatrix"))?;
+        self.out.send(Message::new("testingStarted"))
+    }
+
+    pub(crate) fn end(&mut self) -> io::Result<()> {
+        self.out.send(Message::new("testingFinished"))
+    }
+}
+
+fn with_ids(name: &str, node: &Opened) -> Message {
+    Message::new(name).with("nodeId", node.id.to_string())
+}
+
+impl<W: Write> Reporter for Intellij<W> {
+    fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        match event {
+            TreeEvent::Count(count) => {
+                self.out.send(Message::new("testCount").with("count", count.to_string()))
+            }
+            TreeEvent::Started(node) => {
+                let kind = if node.is_test { "testStarted" } else { "testSuiteStarted" };
+                let mut msg = with_ids(kind, node)
+                    .with("parentNodeId", node.parent.to_string())
+                    .with("name", node.node.name.as_str());
+                if let Some(hint) = location_hint(node) {
+                    msg.push("locationHint", hint);
+                }
+                if let Some(meta) = &node.node.meta {
+                    msg.push("metainfo", meta.as_str());
+                }
+                self.out.send(msg)
+            }
+            TreeEvent::Output { node: Some(node), stream, text } => {
+                let kind = match stream {
+                    Stream::Stdout => "testStdOut",
+                    Stream::Stderr => "testStdErr",
+                };
+                let base = with_ids(kind, node);
+                self.out.send_chunked(&base, "out", text)
+            }
+            TreeEvent::Output { node: None, text, .. } => self.out.text(text),
+            TreeEvent::Finished { node, result } => {
+                let duration = result.duration_ms.map(|d| d.to_string());
+                match result.outcome.verdict() {
+                    Verdict::Passed => {}
+                    Verdict::Failed => {
+                        let mut msg = with_ids("testFailed", node)
+                            .with("message", failure_message(result))
+                            .with("details", result.details.as_deref().unwrap_or(""));
+                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual)
+                        {
+                            msg.push("type", "comparisonFailure");
+                            msg.push("expected", expected.as_str());
+                            msg.push("actual", actual.as_str());
+                        }
+                        if result.outcome == crate::event::Outcome::Error {
+                            msg.push("error", "true");
+                        }
+                        self.out.send(msg)?;
+                    }
+                    Verdict::Ignored => {
+                        let msg = with_ids("testIgnored", node)
+                            .with("message", failure_message(result));
+                        self.out.send(msg)?;
+                    }
+                }
+                let mut msg = with_ids("testFinished", node);
+                if let Some(duration) = duration {
+                    msg.push("duration", duration);
+                }
+                self.out.send(msg)
+            }
+            TreeEvent::Stopped(node) => {
+                self.out.send(
+                    with_ids("testIgnored", node)
+                        .with("message", "stopped: the run ended before this test finished")
+                        .with("stopped", "true"),
+                )?;
+                self.out.send(with_ids("testFinished", node))
+            }
+            TreeEvent::SuiteFinished(node) => self.out.send(
+                with_ids("testSuiteFinished", node).with("name", node.node.name.as_str()),
+            ),
+            TreeEvent::Log { level, text } => {
+                let status = match level {
+                    LogLevel::Info => "NORMAL",
+                    LogLevel::Warning => "WARNING",
+                    LogLevel::Error => "ERROR",
+                };
+                self.out.send(Message::new("message").with("text", text).with("status", status))
+            }
+        }
+    }
+}
+
+/// The source's hint, else a `file://` URL built from the file and line.
+fn location_hint(node: &Opened) -> Option<String> {
+    if let Some(hint) = &node.node.hint {
+        return Some(hint.clone());
+    }
+    let file = node.node.file.as_deref()?;
+    Some(match node.node.line {
+        Some(line) => format!("file://{file}:{line}"),
+        None => format!("file://{file}"),
+    })
+}

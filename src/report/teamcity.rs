@@ -1,0 +1,206 @@
+//! The `teamcity` dialect: suites and tests by name, as a TeamCity build step
+//! reads them (pycharm-and-teamcity-protocol §3).
+//!
+//! - Each file is one flow (`flowId`) so files run by parallel workers never
+//!   mix. Its suite is named by the file's relative path (directory nodes fold
+//!   into that name), classes and describe blocks nest inside it, and tests
+//!   keep the framework's own name: stable across builds and free of absolute
+//!   paths, so history and muting work.
+//! - A test that starts while another test of the same flow is running
+//!   (parallel tests in one file, subtests) gets a child flow
+//!   (`flowStarted parent=`), since "starting another test finishes the
+//!   currently started test in the same flow".
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use tcrunner_protocol::Message;
+
+use super::{failure_message, Emitter};
+use crate::event::{LogLevel, NodeKind, Stream, Verdict};
+use crate::tree::{Opened, Reporter, TreeEvent};
+
+pub(crate) struct Teamcity<W: Write> {
+    pub(super) out: Emitter<W>,
+    pub(super) retry_support: bool,
+    /// Open nodes: name as TeamCity knows it, and the flow it was started in.
+    nodes: HashMap<u64, Named>,
+    /// Running tests per flow (a flow id string → how many tests run in it).
+    busy: HashMap<String, u32>,
+}
+
+struct Named {
+    name: String,
+    flow: String,
+    /// Directory nodes are not reported; they only prefix file names.
+    silent: bool,
+    /// A child flow this test opened, to finish with it.
+    own_flow: bool,
+}
+
+impl<W: Write> Teamcity<W> {
+    pub(crate) fn new(out: Emitter<W>, retry_support: bool) -> Self {
+        Teamcity { out, retry_support, nodes: HashMap::new(), busy: HashMap::new() }
+    }
+
+    pub(crate) fn start(&mut self) -> io::Result<()> {
+        if self.retry_support {
+            self.out.send(Message::new("testRetrySupport").with("enabled", "true"))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn end(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn started(&mut self, node: &Opened) -> io::Result<()> {
+        let parent = self.nodes.get(&node.parent);
+        let file_flow = format!("{}", node.flow);
+        if node.node.kind == NodeKind::Dir {
+            let name = match parent {
+                Some(p) if p.silent => format!("{}/{}", p.name, node.node.name),
+                _ => node.node.name.clone(),
+            };
+            self.nodes.insert(
+                node.id,
+                Named { name, flow: file_flow, silent: true, own_flow: false },
+            );
+            return Ok(());
+        }
+        // A file suite carries the folded directory path in its name.
+        let name = match parent {
+            Some(p) if p.silent => format!("{}/{}", p.name, node.node.name),
+            _ => node.node.name.clone(),
+        };
+        let mut flow = match parent {
+            Some(p) if !p.silent => p.flow.clone(),
+            _ => file_flow,
+        };
+        let mut own_flow = false;
+        if node.is_test {
+            let running = self.busy.entry(flow.clone()).or_default();
+            if *running > 0 {
+                let child = format!("{flow}.{}", node.id);
+                self.out.send(
+                    Message::new("flowStarted").with("flowId", child.as_str()).with("parent", flow),
+                )?;
+                flow = child;
+                own_flow = true;
+            } else {
+                *running += 1;
+            }
+        }
+        let kind = if node.is_test { "testStarted" } else { "testSuiteStarted" };
+        let mut msg = Message::new(kind).with("name", name.as_str()).with("flowId", flow.as_str());
+        if node.is_test {
+            msg.push("captureStandardOutput", "false");
+        }
+        self.out.send(msg)?;
+        self.nodes.insert(node.id, Named { name, flow, silent: false, own_flow });
+        Ok(())
+    }
+
+    fn test_done(&mut self, node: &Opened) -> io::Result<Named> {
+        let named = self.nodes.remove(&node.id).expect("reported nodes were started");
+        if named.own_flow {
+            self.out.send(Message::new("flowFinished").with("flowId", named.flow.as_str()))?;
+        } else if let Some(running) = self.busy.get_mut(&named.flow) {
+            *running = running.saturating_sub(1);
+        }
+        Ok(named)
+    }
+}
+
+impl<W: Write> Reporter for Teamcity<W> {
+    fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        match event {
+            // TeamCity counts tests itself; testCount is IntelliJ's.
+            TreeEvent::Count(_) => Ok(()),
+            TreeEvent::Started(node) => self.started(node),
+            TreeEvent::Output { node, stream, text } => {
+                match node.and_then(|n| self.nodes.get(&n.id).filter(|_| n.is_test)) {
+                    Some(named) => {
+                        let kind = match stream {
+                            Stream::Stdout => "testStdOut",
+                            Stream::Stderr => "testStdErr",
+                        };
+                        let base = Message::new(kind)
+                            .with("name", named.name.as_str())
+                            .with("flowId", named.flow.as_str());
+                        self.out.send_chunked(&base, "out", text)
+                    }
+                    // Suite and run output has no test to belong to: build log text.
+                    None => self.out.text(text),
+                }
+            }
+            TreeEvent::Finished { node, result } => {
+                let named = self.nodes.get(&node.id).expect("reported nodes were started");
+                let (name, flow) = (named.name.clone(), named.flow.clone());
+                match result.outcome.verdict() {
+                    Verdict::Passed => {}
+                    Verdict::Failed => {
+                        let mut msg = Message::new("testFailed")
+                            .with("name", name.as_str())
+                            .with("flowId", flow.as_str())
+                            .with("message", failure_message(result))
+                            .with("details", result.details.as_deref().unwrap_or(""));
+                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual)
+                        {
+                            msg.push("type", "comparisonFailure");
+                            msg.push("expected", expected.as_str());
+                            msg.push("actual", actual.as_str());
+                        }
+                        self.out.send(msg)?;
+                    }
+                    Verdict::Ignored => self.out.send(
+                        Message::new("testIgnored")
+                            .with("name", name.as_str())
+                            .with("flowId", flow.as_str())
+                            .with("message", failure_message(result)),
+                    )?,
+                }
+                let mut msg =
+                    Message::new("testFinished").with("name", name.as_str()).with("flowId", flow);
+                if let Some(duration) = result.duration_ms {
+                    msg.push("duration", duration.to_string());
+                }
+                self.out.send(msg)?;
+                self.test_done(node).map(drop)
+            }
+            TreeEvent::Stopped(node) => {
+                let named = self.nodes.get(&node.id).expect("reported nodes were started");
+                let (name, flow) = (named.name.clone(), named.flow.clone());
+                self.out.send(
+                    Message::new("testIgnored")
+                        .with("name", name.as_str())
+                        .with("flowId", flow.as_str())
+                        .with("message", "stopped: the run ended before this test finished"),
+                )?;
+                self.out.send(Message::new("testFinished").with("name", name).with("flowId", flow))?;
+                self.test_done(node).map(drop)
+            }
+            TreeEvent::SuiteFinished(node) => {
+                let named = self.nodes.remove(&node.id).expect("reported nodes were started");
+                if named.silent {
+                    return Ok(());
+                }
+                if node.id == node.flow {
+                    self.busy.remove(&named.flow);
+                }
+                self.out.send(
+                    Message::new("testSuiteFinished")
+                        .with("name", named.name)
+                        .with("flowId", named.flow),
+                )
+            }
+            TreeEvent::Log { level, text } => {
+                let status = match level {
+                    LogLevel::Info => "NORMAL",
+                    LogLevel::Warning => "WARNING",
+                    LogLevel::Error => "ERROR",
+                };
+                self.out.send(Message::new("message").with("text", text).with("status", status))
+            }
+        }
+    }
+}

@@ -1,0 +1,487 @@
+//! The tree builder: turns source-keyed events into a tree of numbered nodes
+//! that opens and closes the way IntelliJ's id-based converter requires.
+//!
+//! Rules (docs/tree-rules.md):
+//! - ids are decimal, from `offset + 1`, never reused; top-level nodes have
+//!   parent `offset` (`0` is IntelliJ's hidden root);
+//! - a node is opened only when something under it runs, after its parent;
+//! - a suite closes when its source says it is done *and* every child has
+//!   closed, so interleaved parallel workers cannot close a suite early;
+//! - a test that finishes after its id was already finished is a new node
+//!   (duplicate titles), never a second verdict on the first;
+//! - at the end every open node closes, children first, unfinished tests as
+//!   stopped.
+use std::collections::HashMap;
+
+use crate::event::{LogLevel, Node, NodeKind, Stream, TestEvent, TestResult};
+
+/// A node that has been opened, as reporters see it.
+#[derive(Debug, Clone)]
+pub(crate) struct Opened {
+    /// The node's id.
+    pub id: u64,
+    /// The parent's id (`offset` for top-level nodes).
+    pub parent: u64,
+    /// The id of the file (or top-level) node this node lives under: one
+    /// concurrent flow of a run.
+    pub flow: u64,
+    /// A test rather than a suite.
+    pub is_test: bool,
+    /// The declaration.
+    pub node: Node,
+}
+
+/// What the tree tells a reporter, in output order.
+#[derive(Debug)]
+pub(crate) enum TreeEvent<'a> {
+    /// The number of tests expected.
+    Count(u64),
+    /// A suite or test opens.
+    Started(&'a Opened),
+    /// Output of an open node, or of the run.
+    Output {
+        node: Option<&'a Opened>,
+        stream: Stream,
+        text: &'a str,
+    },
+    /// A test ends with a verdict.
+    Finished {
+        node: &'a Opened,
+        result: &'a TestResult,
+    },
+    /// A test never finished: the run ended under it.
+    Stopped(&'a Opened),
+    /// A suite closes.
+    SuiteFinished(&'a Opened),
+    /// A run-level note.
+    Log { level: LogLevel, text: &'a str },
+}
+
+/// Receives the tree's events.
+pub(crate) trait Reporter {
+    fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()>;
+}
+
+#[derive(Debug)]
+struct Live {
+    opened: Opened,
+    /// The source id this node was opened for.
+    source: String,
+    /// Open children, in opening order.
+    children: Vec<u64>,
+    /// The source said no more children will come.
+    done: bool,
+}
+
+/// Ids, states and the open/close discipline.
+#[derive(Debug)]
+pub(crate) struct Tree {
+    offset: u64,
+    next_id: u64,
+    /// Declarations by source id.
+    declared: HashMap<String, Node>,
+    /// The open node of each source id.
+    open_by_source: HashMap<String, u64>,
+    /// Every open node.
+    live: HashMap<u64, Live>,
+}
+
+impl Tree {
+    pub(crate) fn new(offset: u64) -> Self {
+        Tree {
+            offset,
+            next_id: offset + 1,
+            declared: HashMap::new(),
+            open_by_source: HashMap::new(),
+            live: HashMap::new(),
+        }
+    }
+
+    /// Applies one event, reporting what it opens and closes.
+    pub(crate) fn apply(&mut self, event: TestEvent, out: &mut impl Reporter) -> std::io::Result<()> {
+        match event {
+            TestEvent::Hello { .. } => Ok(()),
+            TestEvent::Suite(node) | TestEvent::Test(node) => {
+                self.declared.insert(node.id.clone(), node);
+                Ok(())
+            }
+            TestEvent::Collected { count } => out.report(TreeEvent::Count(count)),
+            TestEvent::Started { id } => {
+                if self.open_by_source.contains_key(&id) {
+                    return Ok(()); // a repeated start of a running test changes nothing
+                }
+                self.open(&id, true, out).map(drop)
+            }
+            TestEvent::Output { id, stream, text } => {
+                let target = match id {
+                    Some(id) => self.output_target(&id, out)?,
+                    None => None,
+                };
+                let node = target.and_then(|id| self.live.get(&id)).map(|l| &l.opened);
+                out.report(TreeEvent::Output { node, stream, text: &text })
+            }
+            TestEvent::Finished(result) => self.finish_test(result, out),
+            TestEvent::SuiteDone { id } => match self.open_by_source.get(&id) {
+                Some(&node) => {
+                    self.mark_done(node);
+                    self.close_if_done(node, out)
+                }
+                None => Ok(()),
+            },
+            TestEvent::Log { level, text } => out.report(TreeEvent::Log { level, text: &text }),
+        }
+    }
+
+    /// Closes everything still open: running tests as stopped, then suites,
+    /// always children before parents.
+    pub(crate) fn close_all(&mut self, out: &mut impl Reporter) -> std::io::Result<()> {
+        let mut ids: Vec<u64> = self.live.keys().copied().collect();
+        // A child is always opened after its parent, so it has a larger id.
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        for id in ids {
+            let live = self.live.remove(&id).expect("listed above");
+            self.open_by_source.remove(&live.source);
+            if live.opened.is_test {
+                out.report(TreeEvent::Stopped(&live.opened))?;
+            } else {
+                out.report(TreeEvent::SuiteFinished(&live.opened))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Source ids of the tests running now, oldest first.
+    pub(crate) fn running_tests(&self) -> Vec<String> {
+        let mut running: Vec<(&u64, &Live)> =
+            self.live.iter().filter(|(_, l)| l.opened.is_test).collect();
+        running.sort_unstable_by_key(|(id, _)| **id);
+        running.into_iter().map(|(_, l)| l.source.clone()).collect()
+    }
+
+    /// Whether any node is open.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
+    /// Opens `source` (and its ancestors), returning its id.
+    fn open(&mut self, source: &str, as_test: bool, out: &mut impl Reporter) -> std::io::Result<u64> {
+        if let Some(&id) = self.open_by_source.get(source) {
+            return Ok(id);
+        }
+        let node = match self.declared.get(source) {
+            Some(node) => node.clone(),
+            // Never lose a result: an undeclared id becomes a top-level node.
+            None => Node {
+                id: source.to_owned(),
+                name: source.to_owned(),
+                kind: if as_test { NodeKind::Test } else { NodeKind::Suite },
+                ..Node::default()
+            },
+        };
+        let parent = match node.parent.as_deref() {
+            Some(parent) if parent != source => Some(self.open(parent, false, out)?),
+            _ => None,
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let is_test = node.kind == NodeKind::Test;
+        let flow = match parent {
+            Some(parent) if node.kind != NodeKind::File => self.live[&parent].opened.flow,
+            _ => id,
+        };
+        let opened = Opened { id, parent: parent.unwrap_or(self.offset), flow, is_test, node };
+        if let Some(parent) = parent {
+            self.live.get_mut(&parent).expect("parent is open").children.push(id);
+        }
+        out.report(TreeEvent::Started(&opened))?;
+        self.open_by_source.insert(source.to_owned(), id);
+        let live = Live { opened, source: source.to_owned(), children: Vec::new(), done: false };
+        self.live.insert(id, live);
+        Ok(id)
+    }
+
+    /// Where output for `source` goes: the node if open, an undeclared-yet
+    /// suite opened for it, else its nearest open ancestor.
+    fn output_target(&mut self, source: &str, out: &mut impl Reporter) -> std::io::Result<Option<u64>> {
+        if let Some(&id) = self.open_by_source.get(source) {
+            return Ok(Some(id));
+        }
+        let Some(node) = self.declared.get(source) else { return Ok(None) };
+        if node.kind != NodeKind::Test {
+            return self.open(source, false, out).map(Some);
+        }
+        let mut parent = node.parent.clone();
+        while let Some(p) = parent {
+            if let Some(&id) = self.open_by_source.get(&p) {
+                return Ok(Some(id));
+            }
+            parent = self.declared.get(&p).and_then(|n| n.parent.clone());
+        }
+        Ok(None)
+    }
+
+    fn finish_test(&mut self, result: TestResult, out: &mut impl Reporter) -> std::io::Result<()> {
+        let id = self.open(&result.id, true, out)?;
+        // Subtests still running under this test end with it.
+        self.close_children(id, out)?;
+        let live = self.live.remove(&id).expect("just opened");
+        self.open_by_source.remove(&live.source);
+        out.report(TreeEvent::Finished { node: &live.opened, result: &result })?;
+        self.detach(live.opened.parent, id, out)
+    }
+
+    /// Stops every open descendant of `id`, deepest first.
+    fn close_children(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<()> {
+        let children = std::mem::take(&mut self.live.get_mut(&id).expect("open").children);
+        for child in children.into_iter().rev() {
+            self.close_children(child, out)?;
+            let live = self.live.remove(&child).expect("children are open");
+            self.open_by_source.remove(&live.source);
+            if live.opened.is_test {
+                out.report(TreeEvent::Stopped(&live.opened))?;
+            } else {
+                out.report(TreeEvent::SuiteFinished(&live.opened))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes `child` from `parent`'s open children; a parent that was told
+    /// it is done closes when its last child does.
+    fn detach(&mut self, parent: u64, child: u64, out: &mut impl Reporter) -> std::io::Result<()> {
+        let Some(live) = self.live.get_mut(&parent) else { return Ok(()) };
+        live.children.retain(|&c| c != child);
+        self.close_if_done(parent, out)
+    }
+
+    fn mark_done(&mut self, id: u64) {
+        let Some(live) = self.live.get_mut(&id) else { return };
+        live.done = true;
+        let suites: Vec<u64> = live.children.clone();
+        for child in suites {
+            if !self.live[&child].opened.is_test {
+                self.mark_done(child);
+            }
+        }
+    }
+
+    fn close_if_done(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<()> {
+        let children: Vec<u64> = match self.live.get(&id) {
+            Some(live) if live.done && !live.opened.is_test => live.children.clone(),
+            _ => return Ok(()),
+        };
+        // Done suites below close first; a running test keeps them all open.
+        for child in children {
+            self.close_if_done(child, out)?;
+        }
+        let live = &self.live[&id];
+        if !live.done || !live.children.is_empty() {
+            return Ok(());
+        }
+        let live = self.live.remove(&id).expect("checked");
+        self.open_by_source.remove(&live.source);
+        out.report(TreeEvent::SuiteFinished(&live.opened))?;
+        self.detach(live.opened.parent, id, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Outcome;
+
+    /// Records events as compact strings.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Reporter for Log {
+        fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()> {
+            let line = match event {
+                TreeEvent::Count(n) => format!("count {n}"),
+                TreeEvent::Started(n) => format!("start {} {}<{}", n.node.name, n.id, n.parent),
+                TreeEvent::Output { node, text, .. } => {
+                    format!("out {} {text}", node.map_or(0, |n| n.id))
+                }
+                TreeEvent::Finished { node, result } => {
+                    format!("end {} {:?}", node.id, result.outcome)
+                }
+                TreeEvent::Stopped(n) => format!("stop {}", n.id),
+                TreeEvent::SuiteFinished(n) => format!("close {}", n.id),
+                TreeEvent::Log { text, .. } => format!("log {text}"),
+            };
+            self.0.push(line);
+            Ok(())
+        }
+    }
+
+    fn suite(id: &str, parent: Option<&str>, kind: NodeKind) -> TestEvent {
+        TestEvent::Suite(Node {
+            id: id.into(),
+            parent: parent.map(Into::into),
+            name: id.rsplit('/').next().unwrap().into(),
+            kind,
+            ..Node::default()
+        })
+    }
+
+    fn test(id: &str, parent: &str) -> TestEvent {
+        TestEvent::Test(Node {
+            id: id.into(),
+            parent: Some(parent.into()),
+            name: id.rsplit('/').next().unwrap().into(),
+            kind: NodeKind::Test,
+            ..Node::default()
+        })
+    }
+
+    fn started(id: &str) -> TestEvent {
+        TestEvent::Started { id: id.into() }
+    }
+
+    fn finished(id: &str, outcome: Outcome) -> TestEvent {
+        TestEvent::Finished(TestResult { id: id.into(), outcome, ..TestResult::default() })
+    }
+
+    fn run(offset: u64, events: Vec<TestEvent>) -> Vec<String> {
+        let mut tree = Tree::new(offset);
+        let mut log = Log::default();
+        for event in events {
+            tree.apply(event, &mut log).unwrap();
+        }
+        tree.close_all(&mut log).unwrap();
+        log.0
+    }
+
+    #[test]
+    fn opens_ancestors_lazily_and_closes_when_done() {
+        let log = run(
+            0,
+            vec![
+                suite("d", None, NodeKind::Dir),
+                suite("d/f", Some("d"), NodeKind::File),
+                suite("d/unused", Some("d"), NodeKind::File),
+                test("d/f/a", "d/f"),
+                started("d/f/a"),
+                finished("d/f/a", Outcome::Passed),
+                TestEvent::SuiteDone { id: "d/f".into() },
+            ],
+        );
+        assert_eq!(
+            log,
+            ["start d 1<0", "start f 2<1", "start a 3<2", "end 3 Passed", "close 2", "close 1"]
+        );
+    }
+
+    #[test]
+    fn ids_start_after_the_offset() {
+        let log = run(100, vec![test("t", "s"), finished("t", Outcome::Skipped)]);
+        assert_eq!(log, ["start s 101<100", "start t 102<101", "end 102 Skipped", "close 101"]);
+    }
+
+    #[test]
+    fn interleaved_workers_keep_a_done_suite_open_until_its_last_child_ends() {
+        let log = run(
+            0,
+            vec![
+                suite("f", None, NodeKind::File),
+                test("f/a", "f"),
+                test("f/b", "f"),
+                started("f/a"),
+                started("f/b"),
+                finished("f/a", Outcome::Passed),
+                TestEvent::SuiteDone { id: "f".into() },
+                finished("f/b", Outcome::Failed),
+            ],
+        );
+        assert_eq!(
+            log,
+            ["start f 1<0", "start a 2<1", "start b 3<1", "end 2 Passed", "end 3 Failed", "close 1"]
+        );
+    }
+
+    #[test]
+    fn a_repeated_id_after_its_finish_is_a_new_node() {
+        let log = run(
+            0,
+            vec![
+                test("f/dup", "f"),
+                finished("f/dup", Outcome::Passed),
+                finished("f/dup", Outcome::Failed),
+            ],
+        );
+        assert_eq!(
+            log,
+            ["start f 1<0", "start dup 2<1", "end 2 Passed", "start dup 3<1", "end 3 Failed", "close 1"]
+        );
+    }
+
+    #[test]
+    fn unfinished_tests_are_stopped_children_first() {
+        let log = run(
+            0,
+            vec![
+                suite("f", None, NodeKind::File),
+                suite("f/C", Some("f"), NodeKind::Suite),
+                test("f/C/t", "f/C"),
+                started("f/C/t"),
+            ],
+        );
+        assert_eq!(log, ["start f 1<0", "start C 2<1", "start t 3<2", "stop 3", "close 2", "close 1"]);
+    }
+
+    #[test]
+    fn subtests_nest_under_their_running_test() {
+        let log = run(
+            0,
+            vec![
+                test("f/t", "f"),
+                test("f/t/sub1", "f/t"),
+                test("f/t/sub2", "f/t"),
+                started("f/t"),
+                finished("f/t/sub1", Outcome::Failed),
+                started("f/t/sub2"),
+                finished("f/t", Outcome::Failed),
+            ],
+        );
+        assert_eq!(
+            log,
+            [
+                "start f 1<0",
+                "start t 2<1",
+                "start sub1 3<2",
+                "end 3 Failed",
+                "start sub2 4<2",
+                "stop 4",
+                "end 2 Failed",
+                "close 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn output_goes_to_the_node_or_its_open_ancestor() {
+        let log = run(
+            0,
+            vec![
+                suite("f", None, NodeKind::File),
+                test("f/a", "f"),
+                TestEvent::Output { id: Some("f".into()), stream: Stream::Stdout, text: "file".into() },
+                TestEvent::Output { id: Some("f/a".into()), stream: Stream::Stdout, text: "early".into() },
+                TestEvent::Output { id: None, stream: Stream::Stderr, text: "run".into() },
+                TestEvent::Output { id: Some("nope".into()), stream: Stream::Stderr, text: "lost?".into() },
+            ],
+        );
+        assert_eq!(log, ["start f 1<0", "out 1 file", "out 1 early", "out 0 run", "out 0 lost?", "close 1"]);
+    }
+
+    #[test]
+    fn running_tests_lists_open_tests_only() {
+        let mut tree = Tree::new(0);
+        let mut log = Log::default();
+        for event in [test("f/a", "f"), test("f/b", "f"), started("f/a"), started("f/b")] {
+            tree.apply(event, &mut log).unwrap();
+        }
+        tree.apply(finished("f/a", Outcome::Passed), &mut log).unwrap();
+        assert_eq!(tree.running_tests(), ["f/b"]);
+    }
+}
