@@ -1,4 +1,12 @@
 //! Value escaping per the TeamCity table.
+//!
+//! The documented table (TeamCity `service-messages.md`) is `'`→`|'`,
+//! `|`→`||`, `\n`→`|n`, `\r`→`|r`, `[`→`|[`, `]`→`|]` and `|0xNNNN` for any
+//! UTF-16 unit. JetBrains' own parsers also decode `|x` (U+0085), `|l`
+//! (U+2028) and `|p` (U+2029), the characters Java and .NET readers treat as
+//! line breaks, so [`escape`] writes those three as escapes too. Everything
+//! else, including non-ASCII, is written as raw UTF-8 (as `teamcity-messages`
+//! does); [`unescape`] still reads `|0xNNNN` from other producers.
 
 /// An escape sequence that cannot be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,20 +33,185 @@ pub enum UnescapeError {
     },
 }
 
+impl UnescapeError {
+    /// Character offset of the offending `|` inside the value.
+    pub fn offset(&self) -> usize {
+        match *self {
+            UnescapeError::Unknown { offset, .. }
+            | UnescapeError::Dangling { offset }
+            | UnescapeError::BadHex { offset } => offset,
+        }
+    }
+}
+
 /// Escapes a value: `'` `|` `\n` `\r` `[` `]` and U+0085, U+2028, U+2029.
+///
+/// ```
+/// assert_eq!(tcrunner_protocol::escape("it's [1|2]\n"), "it|'s |[1||2|]|n");
+/// ```
 pub fn escape(value: &str) -> String {
-    let _ = value;
-    todo!()
+    let mut out = String::with_capacity(value.len() + 8);
+    escape_into(value, &mut out);
+    out
 }
 
 /// Escapes a value onto the end of `out`.
 pub fn escape_into(value: &str, out: &mut String) {
-    let _ = (value, out);
-    todo!()
+    let bytes = value.as_bytes();
+    // Runs of bytes that need no escape are copied whole; a value with
+    // nothing to escape is one `push_str`. Every byte we stop at starts a
+    // character, so the slices below always fall on char boundaries.
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let (escape, width) = match bytes[i] {
+            b'\'' => ("|'", 1),
+            b'|' => ("||", 1),
+            b'\n' => ("|n", 1),
+            b'\r' => ("|r", 1),
+            b'[' => ("|[", 1),
+            b']' => ("|]", 1),
+            // U+0085 is C2 85 in UTF-8.
+            0xC2 if bytes.get(i + 1) == Some(&0x85) => ("|x", 2),
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
+            0xE2 if bytes.get(i + 1) == Some(&0x80) => match bytes.get(i + 2) {
+                Some(0xA8) => ("|l", 3),
+                Some(0xA9) => ("|p", 3),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&value[copied..i]);
+        out.push_str(escape);
+        i += width;
+        copied = i;
+    }
+    out.push_str(&value[copied..]);
 }
 
 /// Reverses [`escape`], also decoding `|0xNNNN` (UTF-16 units; surrogate pairs join).
+///
+/// A high surrogate must be followed directly by a `|0x` low surrogate; a
+/// lone surrogate of either kind is [`UnescapeError::BadHex`]. Hex digits may
+/// be upper or lower case.
 pub fn unescape(value: &str) -> Result<String, UnescapeError> {
-    let _ = value;
-    todo!()
+    if !value.contains('|') {
+        return Ok(value.to_owned());
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().enumerate().peekable();
+    while let Some((offset, c)) = chars.next() {
+        if c != '|' {
+            out.push(c);
+            continue;
+        }
+        let Some((_, code)) = chars.next() else {
+            return Err(UnescapeError::Dangling { offset });
+        };
+        let decoded = match code {
+            '\'' => '\'',
+            '|' => '|',
+            'n' => '\n',
+            'r' => '\r',
+            '[' => '[',
+            ']' => ']',
+            'x' => '\u{85}',
+            'l' => '\u{2028}',
+            'p' => '\u{2029}',
+            '0' if chars.peek().map(|&(_, c)| c) == Some('x') => {
+                chars.next();
+                let unit = hex_unit(&mut chars).ok_or(UnescapeError::BadHex { offset })?;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        // A high surrogate: the low half must be the next escape.
+                        let low = match (chars.next(), chars.next(), chars.next()) {
+                            (Some((_, '|')), Some((_, '0')), Some((_, 'x'))) => {
+                                hex_unit(&mut chars)
+                            }
+                            _ => None,
+                        };
+                        match low {
+                            Some(low @ 0xDC00..=0xDFFF) => {
+                                let joined = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                                char::from_u32(joined).ok_or(UnescapeError::BadHex { offset })?
+                            }
+                            _ => return Err(UnescapeError::BadHex { offset }),
+                        }
+                    }
+                    // A low surrogate with no high one before it.
+                    0xDC00..=0xDFFF => return Err(UnescapeError::BadHex { offset }),
+                    _ => char::from_u32(unit).ok_or(UnescapeError::BadHex { offset })?,
+                }
+            }
+            found => return Err(UnescapeError::Unknown { offset, found }),
+        };
+        out.push(decoded);
+    }
+    Ok(out)
+}
+
+/// Reads exactly four hex digits as one UTF-16 unit.
+fn hex_unit(chars: &mut impl Iterator<Item = (usize, char)>) -> Option<u32> {
+    let mut unit = 0;
+    for _ in 0..4 {
+        let (_, c) = chars.next()?;
+        unit = unit * 16 + c.to_digit(16)?;
+    }
+    Some(unit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_path_copies_unchanged() {
+        assert_eq!(
+            escape("plain ascii and ünïcödé ✓"),
+            "plain ascii and ünïcödé ✓"
+        );
+    }
+
+    #[test]
+    fn near_misses_of_multibyte_escapes_stay_raw() {
+        // U+0080 (C2 80), U+2027 (E2 80 A7) and U+202A (E2 80 AA) share
+        // leading bytes with the escaped characters.
+        let s = "\u{80}\u{2027}\u{202A}\u{2000}";
+        assert_eq!(escape(s), s);
+        assert_eq!(escape("a\u{85}b\u{2028}c\u{2029}"), "a|xb|lc|p");
+    }
+
+    #[test]
+    fn high_surrogate_followed_by_non_escape_is_bad_hex() {
+        assert_eq!(
+            unescape("|0xD83Dabcdef"),
+            Err(UnescapeError::BadHex { offset: 0 })
+        );
+        assert_eq!(
+            unescape("|0xD83D|0x0041"),
+            Err(UnescapeError::BadHex { offset: 0 })
+        );
+        assert_eq!(
+            unescape("|0xD83D"),
+            Err(UnescapeError::BadHex { offset: 0 })
+        );
+    }
+
+    #[test]
+    fn offsets_count_characters_not_bytes() {
+        assert_eq!(
+            unescape("ü|q"),
+            Err(UnescapeError::Unknown {
+                offset: 1,
+                found: 'q'
+            })
+        );
+        assert_eq!(UnescapeError::Dangling { offset: 3 }.offset(), 3);
+    }
 }

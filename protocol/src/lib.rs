@@ -27,6 +27,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod convert;
 mod escape;
 mod message;
 mod model;
@@ -35,6 +36,11 @@ mod writer;
 
 pub use escape::{escape, escape_into, unescape, UnescapeError};
 pub use message::{Body, Message};
-pub use model::ServiceMessage;
+pub use model::{
+    BlockClosed, BlockOpened, BuildProblem, BuildStatisticValue, EnteredTheMatrix, Extra,
+    FlowFinished, FlowStarted, LogMessage, Marker, ModelError, NodeMessage, ServiceMessage,
+    TestCount, TestFailed, TestFinished, TestIgnored, TestMetadata, TestNode, TestOutput,
+    TestRetrySupport, TestStarted,
+};
 pub use parser::{ParseError, ParseEvent, Parser, Position};
 pub use writer::{Timestamp, Writer, WriterOptions};

@@ -21,12 +21,18 @@ pub struct Message {
 impl Message {
     /// A message with no attributes yet.
     pub fn new(name: impl Into<String>) -> Self {
-        Message { name: name.into(), body: Body::Attrs(Vec::new()) }
+        Message {
+            name: name.into(),
+            body: Body::Attrs(Vec::new()),
+        }
     }
 
     /// A single-value message such as `##teamcity[progressMessage 'text']`.
     pub fn single(name: impl Into<String>, value: impl Into<String>) -> Self {
-        Message { name: name.into(), body: Body::Value(value.into()) }
+        Message {
+            name: name.into(),
+            body: Body::Value(value.into()),
+        }
     }
 
     /// Appends an attribute (builder form).
@@ -47,7 +53,10 @@ impl Message {
     /// The first attribute named `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         match &self.body {
-            Body::Attrs(attrs) => attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()),
+            Body::Attrs(attrs) => attrs
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str()),
             Body::Value(_) => None,
         }
     }

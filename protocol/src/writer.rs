@@ -1,7 +1,16 @@
 //! Writes messages and plain text so that every message starts at column 0.
+//!
+//! TeamCity and IntelliJ only recognise a message that has a line to itself
+//! (IntelliJ trims the line and then requires it to *be* a message), so
+//! [`Writer::message`] ends any open text line first. Each message is built in
+//! one reusable buffer and handed to the inner writer with a single
+//! `write_all`, so a message is never interleaved with other output written to
+//! the same file descriptor by whole writes.
 use std::io::{self, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::Message;
+use crate::parser::is_identifier;
+use crate::{escape_into, Body, Message, ServiceMessage};
 
 /// A wall-clock time for the optional `timestamp` attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,18 +31,109 @@ pub struct Timestamp {
     pub millis: u16,
 }
 
+impl Timestamp {
+    /// The current time in UTC.
+    ///
+    /// Uses `std` only, so there is no time-zone database: the timestamp is
+    /// UTC but written without a zone, which TeamCity reads as agent-local
+    /// time. Durations computed from two such timestamps are still right; set
+    /// `duration` on `testFinished` when absolute times matter.
+    pub fn now_utc() -> Self {
+        Timestamp::from_system_time(SystemTime::now())
+    }
+
+    /// A [`SystemTime`] in UTC, truncated to milliseconds. Times before 1970
+    /// become 1970-01-01T00:00:00.000.
+    pub fn from_system_time(time: SystemTime) -> Self {
+        let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let secs = since_epoch.as_secs();
+        let (year, month, day) = civil_from_days(secs / 86_400);
+        let secs_of_day = secs % 86_400;
+        Timestamp {
+            year: u16::try_from(year).unwrap_or(u16::MAX),
+            month,
+            day,
+            hour: (secs_of_day / 3600) as u8,
+            minute: (secs_of_day / 60 % 60) as u8,
+            second: (secs_of_day % 60) as u8,
+            millis: since_epoch.subsec_millis() as u16,
+        }
+    }
+
+    /// Appends `yyyy-MM-ddTHH:mm:ss.SSS`, the form TeamCity's `timestamp` takes.
+    fn push_to(&self, out: &mut String) {
+        push_padded(out, u32::from(self.year), 4);
+        out.push('-');
+        push_padded(out, u32::from(self.month), 2);
+        out.push('-');
+        push_padded(out, u32::from(self.day), 2);
+        out.push('T');
+        push_padded(out, u32::from(self.hour), 2);
+        out.push(':');
+        push_padded(out, u32::from(self.minute), 2);
+        out.push(':');
+        push_padded(out, u32::from(self.second), 2);
+        out.push('.');
+        push_padded(out, u32::from(self.millis), 3);
+    }
+}
+
+impl std::fmt::Display for Timestamp {
+    /// `yyyy-MM-ddTHH:mm:ss.SSS`, e.g. `2008-09-03T14:02:34.487`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = String::with_capacity(23);
+        self.push_to(&mut s);
+        f.write_str(&s)
+    }
+}
+
+/// Appends `n` in decimal, zero-padded to at least `width` digits.
+fn push_padded(out: &mut String, n: u32, width: usize) {
+    let mut digits = [b'0'; 10];
+    let mut len = 0;
+    let mut rest = n;
+    while rest > 0 || len < width {
+        digits[len] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        len += 1;
+    }
+    out.extend(digits[..len].iter().rev().map(|&d| char::from(d)));
+}
+
+/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian
+/// calendar (Howard Hinnant's `civil_from_days`, for non-negative days).
+fn civil_from_days(days: u64) -> (u64, u8, u8) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
 /// How the writer behaves.
 #[derive(Debug, Clone, Default)]
 pub struct WriterOptions {
     /// Flush after every message (default true through [`Writer::new`]).
+    /// Plain text from [`Writer::text`] is not flushed on its own.
     pub flush_each: bool,
 }
 
 /// A service-message writer over any [`Write`].
+///
+/// Names and keys must be identifiers (`[A-Za-z_$][A-Za-z0-9_$.:-]*`, the
+/// same rule [`crate::Parser`] reads); anything else is refused with
+/// [`io::ErrorKind::InvalidInput`] and nothing is written, so every written
+/// message parses back to itself.
 pub struct Writer<W: Write> {
     inner: W,
     options: WriterOptions,
     at_line_start: bool,
+    line: String,
 }
 
 impl<W: Write> Writer<W> {
@@ -44,25 +144,47 @@ impl<W: Write> Writer<W> {
 
     /// A writer with explicit options.
     pub fn with_options(inner: W, options: WriterOptions) -> Self {
-        Writer { inner, options, at_line_start: true }
+        Writer {
+            inner,
+            options,
+            at_line_start: true,
+            line: String::with_capacity(256),
+        }
     }
 
     /// Writes one message on its own line (a newline first if the line is open).
+    ///
+    /// Attributes are written in the message's order; the line is
+    /// `##teamcity[name k='v' …]\n` or `##teamcity[name 'v']\n`.
     pub fn message(&mut self, message: &Message) -> io::Result<()> {
-        let _ = (message, &self.options, &mut self.inner, self.at_line_start);
-        todo!()
+        self.write_line(message, None)
     }
 
     /// Writes one message with a `timestamp` attribute first.
+    ///
+    /// The single-value form has no room for attributes, so a single-value
+    /// message is written without the timestamp. The message itself should
+    /// not carry a `timestamp` attribute too.
     pub fn message_at(&mut self, message: &Message, at: Timestamp) -> io::Result<()> {
-        let _ = (message, at);
-        todo!()
+        self.write_line(message, Some(at))
+    }
+
+    /// Writes a typed message, in the attribute order [`ServiceMessage`] documents.
+    pub fn service_message(&mut self, message: &ServiceMessage) -> io::Result<()> {
+        self.message(&Message::from(message))
     }
 
     /// Writes plain bytes through unchanged, remembering whether they ended a line.
     pub fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let _ = bytes;
-        todo!()
+        let Some(&last) = bytes.last() else {
+            return Ok(());
+        };
+        // Set before writing: after a failed or partial write the column is
+        // unknown, and starting the next message with a newline is the safe side.
+        self.at_line_start = false;
+        self.inner.write_all(bytes)?;
+        self.at_line_start = last == b'\n';
+        Ok(())
     }
 
     /// Whether the last byte written ended a line (or nothing was written).
@@ -78,5 +200,68 @@ impl<W: Write> Writer<W> {
     /// The underlying writer.
     pub fn into_inner(self) -> W {
         self.inner
+    }
+
+    fn write_line(&mut self, message: &Message, at: Option<Timestamp>) -> io::Result<()> {
+        check_identifier("message name", &message.name)?;
+        for (key, _) in message.attrs() {
+            check_identifier("attribute key", key)?;
+        }
+        let line = &mut self.line;
+        line.clear();
+        if !self.at_line_start {
+            line.push('\n');
+        }
+        line.push_str("##teamcity[");
+        line.push_str(&message.name);
+        match &message.body {
+            Body::Value(value) => {
+                line.push_str(" '");
+                escape_into(value, line);
+                line.push('\'');
+            }
+            Body::Attrs(attrs) => {
+                if let Some(at) = at {
+                    line.push_str(" timestamp='");
+                    at.push_to(line);
+                    line.push('\'');
+                }
+                for (key, value) in attrs {
+                    line.push(' ');
+                    line.push_str(key);
+                    line.push_str("='");
+                    escape_into(value, line);
+                    line.push('\'');
+                }
+            }
+        }
+        line.push_str("]\n");
+        self.at_line_start = false;
+        self.inner.write_all(line.as_bytes())?;
+        self.at_line_start = true;
+        if self.options.flush_each {
+            self.inner.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> std::fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("options", &self.options)
+            .field("at_line_start", &self.at_line_start)
+            .finish_non_exhaustive()
+    }
+}
+
+fn check_identifier(what: &str, s: &str) -> io::Result<()> {
+    if is_identifier(s.as_bytes()) {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{what} `{s}` is not an identifier"),
+        ))
     }
 }
