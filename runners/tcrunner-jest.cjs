@@ -1,0 +1,379 @@
+'use strict';
+//! tcrunner's jest reporter: streams every test event to tcrunner's side channel.
+//!
+//! Loaded by absolute path (`--reporters=/abs/tcrunner-jest.cjs`), checked
+//! against jest 29.7 and 30.5. It writes JSON lines (docs/event-protocol.md,
+//! src/event.rs) to the fd in TCRUNNER_EVENT_FD, or appends them to the file
+//! in TCRUNNER_EVENT_FILE; with neither set it does nothing. It never prints.
+//!
+//! Jest shapes read: `onTestCaseStart(test, {ancestorTitles, title})`,
+//! `onTestCaseResult(test, AssertionResult)` (live, also from workers),
+//! `onTestFileResult(test, TestResult)` with `testResults` (skipped tests only
+//! show up here), `console`, `testExecError`; `globalConfig.testNamePattern`.
+//! No dependencies: `pretty-format` is borrowed from the project when present.
+
+const fs = require('fs');
+const path = require('path');
+
+const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007|(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~])/g;
+// A stack frame line; JetBrains splits message and stack at the first one.
+const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
+
+/** The side channel, or null when tcrunner did not ask for events. */
+function openSink() {
+  let fd = -1;
+  const fdVar = process.env.TCRUNNER_EVENT_FD;
+  const fileVar = process.env.TCRUNNER_EVENT_FILE;
+  try {
+    if (fdVar) fd = Number.parseInt(fdVar, 10);
+    else if (fileVar) fd = fs.openSync(fileVar, 'a');
+  } catch {
+    fd = -1;
+  }
+  if (!(fd >= 0)) return null;
+  return {
+    send(event) {
+      if (fd < 0) return;
+      const buf = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
+      let off = 0;
+      while (off < buf.length) {
+        try {
+          off += fs.writeSync(fd, buf, off, buf.length - off);
+        } catch (err) {
+          if (err && err.code === 'EAGAIN') continue;
+          fd = -1; // EPIPE, EBADF: tcrunner is gone; stay silent.
+          return;
+        }
+      }
+    },
+  };
+}
+
+const stripAnsi = (text) => String(text).replace(ANSI, '');
+
+/** JetBrains JS locationHint path: parts joined by `.`, `.` and `\` escaped. */
+const locationPath = (parts) => parts.map((p) => String(p).replace(/[.\\]/g, '\\$&')).join('.');
+
+/** The text before the first stack frame, without trailing blank lines. */
+function messageOf(text) {
+  const lines = stripAnsi(text).split('\n');
+  const end = lines.findIndex((l) => STACK_FRAME.test(l));
+  return (end < 0 ? lines : lines.slice(0, end)).join('\n').trim();
+}
+
+// Stack frames of jest's own machinery, which jest's reporters hide as well.
+const INTERNAL_FRAME = /[\\/]node_modules[\\/](?:jest-[\w-]+|@jest[\\/][\w-]+|expect|pretty-format)[\\/]|\(node:|^\s+at new Promise \(<anonymous>\)$/;
+
+/** The failure text without ANSI codes and without jest-internal frames. */
+const cleanDetails = (text) =>
+  stripAnsi(text)
+    .split('\n')
+    .filter((l) => !(STACK_FRAME.test(l) && INTERNAL_FRAME.test(l)))
+    .join('\n')
+    .trim();
+
+/** The first paragraph: what a one-line failure reason should show. */
+const firstParagraph = (text) => text.split(/\n\s*\n/)[0].trim();
+
+/** Floors a duration in ms to an integer, 0 when absent. */
+const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
+
+let prettyFormat; // undefined: not tried; null: not available.
+/** Formats a matcher value the way jest shows it: strings raw, others pretty. */
+function stringify(value, rootDir) {
+  if (typeof value === 'string') return value;
+  if (prettyFormat === undefined) {
+    prettyFormat = null;
+    try {
+      const found = require.resolve('pretty-format', { paths: [rootDir, process.cwd()] });
+      const mod = require(found);
+      prettyFormat = mod.format || mod.default || (typeof mod === 'function' ? mod : null);
+    } catch {
+      prettyFormat = null;
+    }
+  }
+  if (prettyFormat) {
+    try {
+      return prettyFormat(value, { indent: 2, maxDepth: 20 });
+    } catch {
+      // fall through
+    }
+  }
+  return plainFormat(value, '');
+}
+
+/** A small pretty-format look-alike for when jest's copy cannot be loaded. */
+function plainFormat(value, indent) {
+  if (value === undefined) return 'undefined';
+  if (value === null || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value !== 'object') return String(value);
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return 'Array []';
+    return `Array [\n${value.map((v) => `${inner}${plainFormat(v, inner)},\n`).join('')}${indent}]`;
+  }
+  const keys = Object.keys(value).sort();
+  if (keys.length === 0) return 'Object {}';
+  const body = keys.map((k) => `${inner}${JSON.stringify(k)}: ${plainFormat(value[k], inner)},\n`);
+  return `Object {\n${body.join('')}${indent}}`;
+}
+
+// A test call with a literal title: `test(`, `it.only(`, `xit(` … `'title'`.
+const TEST_CALL = /\b(?:it|test|fit|xit|xtest)(?:\s*\.\s*[A-Za-z]+)*\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.)*`)/g;
+const ESCAPES = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', 0: '\0' };
+
+/**
+ * Lines of the test calls in a source file whose title occurs once: jest
+ * gives a test's location only with its result, after it has to be declared.
+ * Ambiguous or computed titles (`test.each`) get no line rather than a wrong one.
+ */
+function scanTitleLines(file) {
+  const lines = new Map(); // title -> line, or 0 when the title repeats
+  let text;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return lines;
+  }
+  let line = 1;
+  let at = 0;
+  for (const match of text.matchAll(TEST_CALL)) {
+    for (let i = text.indexOf('\n', at); i !== -1 && i < match.index; i = text.indexOf('\n', i + 1)) line++;
+    at = match.index;
+    const title = match[1].slice(1, -1).replace(/\\(.)/gs, (_, c) => (c in ESCAPES ? ESCAPES[c] : c === '\n' ? '' : c));
+    lines.set(title, lines.has(title) ? 0 : line);
+  }
+  return lines;
+}
+
+/** Reads the running jest's version. */
+function jestVersion(rootDir) {
+  const from = [rootDir, process.cwd()];
+  if (require.main && require.main.filename) from.push(path.dirname(require.main.filename));
+  for (const pkg of ['jest/package.json', '@jest/core/package.json', 'jest-cli/package.json']) {
+    try {
+      return require(require.resolve(pkg, { paths: from })).version;
+    } catch {
+      // try the next
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What a test's failures say: outcome, message, details, expected/actual.
+ * An assertion (a `matcherResult` in `failureDetails`) is `failed`; any other
+ * thrown error is `error`.
+ */
+function describeFailure(result, rootDir) {
+  const messages = result.failureMessages || [];
+  const detailsList = result.failureDetails || [];
+  const matcher = detailsList.map((d) => d && d.matcherResult).find((m) => m && typeof m === 'object');
+  const text = messages.length ? messages.join('\n\n') : '';
+  const failure = {
+    outcome: matcher ? 'failed' : 'error',
+    message: firstParagraph(matcher && matcher.message ? stripAnsi(matcher.message) : messageOf(text)),
+    details: cleanDetails(text),
+  };
+  if (!failure.message) failure.message = 'Failure cause not provided';
+  if (matcher && (matcher.expected !== undefined || matcher.actual !== undefined)) {
+    const expected = stringify(matcher.expected, rootDir);
+    const actual = stringify(matcher.actual, rootDir);
+    if (expected !== actual) Object.assign(failure, { expected, actual });
+  }
+  return failure;
+}
+
+/** One test file's part of the tree, keyed by `test.path`. */
+class FileState {
+  constructor(file, name) {
+    this.file = file;
+    this.name = name;
+    this.id = file;
+    this.suites = new Set(); // declared describe ids
+    this.counters = new Map(); // title-path key -> tests numbered so far
+    this.live = new Map(); // title-path key -> [{id, started, finished, line}]
+    this.titleLines = null; // from scanTitleLines, read on the first live start
+  }
+
+  /** The line of a live-started test, when its title is unambiguous. */
+  lineOf(title) {
+    if (!this.titleLines) this.titleLines = scanTitleLines(this.file);
+    return this.titleLines.get(title) || undefined;
+  }
+}
+
+class TcrunnerJestReporter {
+  constructor(globalConfig) {
+    this._sink = openSink();
+    if (!this._sink) return;
+    this._rootDir = (globalConfig && globalConfig.rootDir) || process.cwd();
+    const pattern = globalConfig && globalConfig.testNamePattern;
+    // Tests the -t filter deselects come back `pending`, like real skips; jest
+    // matches its case-insensitive regex against the space-joined full name.
+    this._nameFilter = null;
+    if (process.env.TCRUNNER_NAME_FILTER === '1' && pattern) {
+      try {
+        this._nameFilter = new RegExp(pattern, 'i');
+      } catch {
+        this._nameFilter = null;
+      }
+    }
+    this._files = new Map();
+    this._sink.send({ ev: 'hello', runner: 'jest', version: jestVersion(this._rootDir) });
+  }
+
+  getLastError() {
+    return undefined;
+  }
+
+  onTestFileStart(test) {
+    if (this._sink) this._fileOf(test.path);
+  }
+
+  onTestCaseStart(test, info) {
+    if (!this._sink) return;
+    const file = this._fileOf(test.path);
+    const line = file.lineOf(info.title);
+    const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line });
+    entry.started = true;
+    this._sink.send({ ev: 'started', id: entry.id });
+  }
+
+  onTestCaseResult(test, result) {
+    if (!this._sink) return;
+    const file = this._fileOf(test.path);
+    const key = JSON.stringify([...result.ancestorTitles, result.title]);
+    const entries = file.live.get(key) || [];
+    // Results come in start order, so the first started-unfinished one is it.
+    let entry = entries.find((e) => e.started && !e.finished);
+    if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location);
+    this._finish(file, entry, result);
+  }
+
+  onTestFileResult(test, testResult) {
+    if (!this._sink) return;
+    const file = this._fileOf(test.path);
+    const send = (e) => this._sink.send(e);
+    for (const entry of testResult.console || []) {
+      const stream = entry.type === 'error' || entry.type === 'warn' ? 'stderr' : 'stdout';
+      send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
+    }
+    // Reconcile: tests the live stream never finished (skips, filtered tests).
+    const seen = new Map();
+    for (const result of testResult.testResults || []) {
+      const key = JSON.stringify([...result.ancestorTitles, result.title]);
+      const entries = file.live.get(key) || [];
+      const used = seen.get(key) || new Set();
+      seen.set(key, used);
+      const line = result.location ? result.location.line : undefined;
+      const match = entries.find((e) => e.finished && !used.has(e) && (e.line === undefined || line === undefined || e.line === line))
+        || entries.find((e) => e.finished && !used.has(e));
+      if (match) {
+        used.add(match);
+        continue;
+      }
+      if (this._isFilteredOut(result)) continue;
+      const entry = this._newTest(file, result.ancestorTitles, result.title, result.location);
+      used.add(entry);
+      this._finish(file, entry, result);
+    }
+    // Files that crashed: nothing ran, or something failed after the tests.
+    const execError = testResult.testExecError;
+    const hasTests = (testResult.testResults || []).length > 0;
+    if (execError || (!hasTests && testResult.failureMessage)) {
+      const name = hasTests ? 'afterAll hook' : 'Test suite failed to run';
+      const id = JSON.stringify([file.file, name, -1]);
+      send({ ev: 'test', id, parent: file.id, name, kind: 'test', file: file.file, hint: `test://${locationPath([file.file, name])}` });
+      send({ ev: 'finished', id, duration_ms: 0, ...this._execFailure(execError, testResult.failureMessage) });
+    }
+    send({ ev: 'suite_done', id: file.id });
+    this._files.delete(file.file);
+  }
+
+  onRunComplete(_contexts, results) {
+    if (!this._sink) return;
+    const err = results && results.runExecError;
+    if (err) this._sink.send({ ev: 'log', level: 'error', text: stripAnsi(err.message || err.stack || String(err)) });
+  }
+
+  _fileOf(file) {
+    let state = this._files.get(file);
+    if (!state) {
+      const name = path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
+      state = new FileState(file, name);
+      this._files.set(file, state);
+      this._sink.send({ ev: 'suite', id: file, name, kind: 'file', file, hint: `file://${file}` });
+    }
+    return state;
+  }
+
+  /** Declares the describe chain and a new test; returns its live entry. */
+  _newTest(file, ancestors, title, location) {
+    let parent = file.id;
+    for (let i = 1; i <= ancestors.length; i++) {
+      const id = JSON.stringify([file.file, ...ancestors.slice(0, i)]);
+      if (!file.suites.has(id)) {
+        file.suites.add(id);
+        const names = ancestors.slice(0, i);
+        this._sink.send({
+          ev: 'suite', id, parent, name: ancestors[i - 1], kind: 'suite', file: file.file,
+          hint: `suite://${locationPath([file.file, ...names])}`,
+        });
+      }
+      parent = id;
+    }
+    const key = JSON.stringify([...ancestors, title]);
+    const n = file.counters.get(key) || 0;
+    file.counters.set(key, n + 1);
+    const id = JSON.stringify([file.file, ...ancestors, title, n]);
+    const node = {
+      ev: 'test', id, parent, name: title, kind: 'test', file: file.file,
+      hint: `test://${locationPath([file.file, ...ancestors, title])}`,
+    };
+    if (location && location.line) node.line = location.line;
+    this._sink.send(node);
+    const entry = { id, started: false, finished: false, line: location ? location.line : undefined };
+    if (!file.live.has(key)) file.live.set(key, []);
+    file.live.get(key).push(entry);
+    return entry;
+  }
+
+  _finish(file, entry, result) {
+    entry.finished = true;
+    if (entry.line === undefined && result.location) entry.line = result.location.line;
+    const event = { ev: 'finished', id: entry.id, outcome: 'passed', duration_ms: wholeMs(result.duration) };
+    switch (result.status) {
+      case 'passed':
+        break;
+      case 'todo':
+        Object.assign(event, { outcome: 'todo', message: `Todo '${result.title}'` });
+        break;
+      case 'pending':
+      case 'skipped':
+      case 'disabled':
+        event.outcome = 'skipped';
+        break;
+      default:
+        Object.assign(event, describeFailure(result, this._rootDir));
+    }
+    this._sink.send(event);
+  }
+
+  _isFilteredOut(result) {
+    if (!this._nameFilter || result.status !== 'pending') return false;
+    return !this._nameFilter.test([...result.ancestorTitles, result.title].join(' '));
+  }
+
+  _execFailure(execError, failureMessage) {
+    const text = execError ? execError.stack || execError.message || '' : '';
+    const raw = stripAnsi(execError && execError.message ? execError.message : text || failureMessage || '');
+    const message = firstParagraph(messageOf(raw).replace(/^\s*● Test suite failed to run\s*/, '')) || 'Test suite failed to run';
+    return { outcome: 'error', message, details: cleanDetails(text || failureMessage || '') };
+  }
+}
+
+module.exports = TcrunnerJestReporter;
