@@ -1,0 +1,706 @@
+"""tcrunner's reporter inside pytest: every test event as a JSON line on a side channel.
+
+tcrunner writes this file out and loads it with ``-p tcrunner_pytest``. The
+events go to the file descriptor in ``TCRUNNER_EVENT_FD`` (or are appended to
+the file ``TCRUNNER_EVENT_FILE``, for debugging by hand), one JSON object per
+line, exactly as ``docs/event-protocol.md`` and ``src/event.rs`` define them.
+With neither variable set the plugin does nothing at all. It never writes to
+stdout and never changes pytest's exit code.
+
+Checked against pytest 8.4 and 9.2, pytest-xdist 3.8, Python 3.8+. Only the
+standard library (and pytest itself) is used.
+
+How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
+§1.5-1.8 and §2.3-2.4, unless noted):
+
+- Suites are the collectors of each item (directories and packages, modules,
+  classes), declared in collection order; tests are the items. Ids are pytest
+  node ids.
+- A test is finished once, after its teardown, with the verdict of all three
+  phases folded together: a teardown failure after a passed call makes the test
+  itself an ``error`` (teamcity-messages reports a separate ``<id>_teardown``
+  test after the real one already passed; junitxml marks the test case).
+- A collector that fails (import error) or is skipped (module-level skip) has no
+  items; it is reported as a test ``<nodeid>::<collection>`` of its own.
+- Subtests (pytest 9's ``subtests`` fixture and unittest ``subTest``) are child
+  tests of their test.
+- Under xdist only the controller writes. Collection happens in the workers, so
+  tests and their suites are declared from each report's node id and location
+  just before they start, and suites are left for tcrunner to close.
+"""
+
+import json
+import linecache
+import os
+import pprint
+import re
+import select
+import unittest
+
+import pytest
+
+# Hides the unittest assertEqual wrapper below from unittest tracebacks.
+__unittest = True
+
+_REPORTER = "tcrunner-reporter"
+_PROBE = "tcrunner-probe"
+_COLLECTION = "<collection>"
+_ROOT_IDS = ("", ".")
+# Comparisons larger than this (expected + actual) are not sent: the diff
+# viewer chokes on them and the text is in the details anyway.
+_MAX_COMPARISON = 1 << 20
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _enabled():
+    return bool(os.environ.get("TCRUNNER_EVENT_FD") or os.environ.get("TCRUNNER_EVENT_FILE"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    if not _enabled():
+        return
+    teamcity_was_on = _silence_teamcity_messages(config)
+    manager = config.pluginmanager
+    if manager.has_plugin(_PROBE):
+        return
+    manager.register(_Probe(), _PROBE)
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: the controller reports
+    writer = _Writer.open()
+    if writer is not None:
+        manager.register(_Reporter(config, writer, teamcity_was_on), _REPORTER)
+
+
+def _silence_teamcity_messages(config):
+    """Turns JetBrains' teamcity-messages plugin off, so no test is reported twice.
+
+    Its ``pytest_configure`` reads ``--no-teamcity``; ours runs first
+    (tryfirst). ``_Reporter.pytest_sessionstart`` unregisters it in case it
+    was configured anyway. Returns whether it would have reported.
+    """
+    option = config.option
+    if not hasattr(option, "no_teamcity"):
+        return False
+    was_on = not option.no_teamcity and bool(getattr(option, "teamcity", 0) or os.environ.get("TEAMCITY_VERSION"))
+    option.no_teamcity = 1
+    return was_on
+
+
+# --- comparisons, captured where the test runs ---------------------------------
+
+# The last comparison that failed in the running phase: (expected, actual).
+_last_comparison = [None]
+
+
+def _format_value(value):
+    # PyCharm sets _JB_PPRINT_PRIMITIVES, so teamcity-messages pformats every
+    # value: ints stay `54`, strings become `'spam'` (reference §1.3, §2.4).
+    return pprint.pformat(value)
+
+
+def _remember(expected, actual):
+    try:
+        expected, actual = _format_value(expected), _format_value(actual)
+    except Exception:
+        _last_comparison[0] = None
+        return
+    if len(expected) + len(actual) <= _MAX_COMPARISON:
+        _last_comparison[0] = (expected, actual)
+    else:
+        _last_comparison[0] = None
+
+
+def _patched_assert_equal(original):
+    def assertEqual(self, first, second, msg=None):
+        __tracebackhide__ = True
+        try:
+            original(self, first, second, msg)
+        except AssertionError:
+            # teamcity-messages' diff_tools builds EqualsAssertionError(first,
+            # second): unittest's first argument is the expected value.
+            _remember(first, second)
+            raise
+
+    assertEqual.tcrunner_original = original
+    return assertEqual
+
+
+class _Probe:
+    """Runs where the tests run (also in xdist workers) and leaves on each
+    failed report what the controller needs: whether it is an assertion
+    failure, and the compared values. Report attributes travel with xdist's
+    serialization (``_report_to_json`` keeps unknown attributes)."""
+
+    def pytest_configure(self, config):
+        current = unittest.TestCase.assertEqual
+        if not hasattr(current, "tcrunner_original"):
+            unittest.TestCase.assertEqual = _patched_assert_equal(current)
+
+    def pytest_unconfigure(self, config):
+        current = unittest.TestCase.assertEqual
+        original = getattr(current, "tcrunner_original", None)
+        if original is not None:
+            unittest.TestCase.assertEqual = original
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_assertrepr_compare(self, config, op, left, right):
+        # Any operator, as teamcity-messages: `assert a < b` gives expected=b.
+        _remember(right, left)
+        return None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        comparison = _last_comparison[0]
+        _last_comparison[0] = None
+        if report.failed and call.excinfo is not None:
+            try:
+                _classify(report, call.excinfo.value, comparison)
+            except Exception:
+                pass
+        return report
+
+
+def _classify(report, exc, comparison):
+    name = type(exc).__name__
+    if name in ("DocTestFailure", "MultipleDoctestFailures"):
+        failure = exc.failures[0] if name == "MultipleDoctestFailures" else exc
+        report.tcrunner_kind = "failed"
+        report.tcrunner_comparison = [failure.example.want, failure.got]
+        report.tcrunner_message = "doctest: >>> " + failure.example.source.strip().split("\n")[0]
+    elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
+        # pytest.fail() is an explicit verdict, not a crash: a failure.
+        report.tcrunner_kind = "failed"
+        if comparison is not None and isinstance(exc, AssertionError):
+            report.tcrunner_comparison = list(comparison)
+    else:
+        report.tcrunner_kind = "error"
+
+
+# --- the side channel ----------------------------------------------------------
+
+
+class _Writer:
+    """Writes whole lines with os.write; goes quiet for good once the reader is gone."""
+
+    def __init__(self, fd, owned):
+        self.fd = fd
+        self.owned = owned
+
+    @classmethod
+    def open(cls):
+        try:
+            fd_text = os.environ.get("TCRUNNER_EVENT_FD")
+            if fd_text:
+                fd, owned = int(fd_text), False
+                os.fstat(fd)  # is it open at all?
+            else:
+                path = os.environ["TCRUNNER_EVENT_FILE"]
+                fd, owned = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), True
+            # Processes that tests start must not hold the pipe open after
+            # pytest exits (xdist's workers get the variable, not the fd).
+            os.set_inheritable(fd, False)
+        except (ValueError, KeyError, OSError):
+            return None
+        return cls(fd, owned)
+
+    def send(self, event):
+        fd = self.fd
+        if fd is None:
+            return
+        data = memoryview((_encode(event) + "\n").encode("utf-8", "replace"))
+        try:
+            while data:
+                try:
+                    written = os.write(fd, data)
+                except (BlockingIOError, InterruptedError):
+                    select.select([], [fd], [], 1.0)
+                    continue
+                data = data[written:]
+        except OSError:
+            self.fd = None  # EPIPE and friends: tcrunner is gone; the run goes on
+
+    def close(self):
+        if self.owned and self.fd is not None:
+            os.close(self.fd)
+        self.fd = None
+
+
+# --- the reporter, in the process that talks to tcrunner ----------------------
+
+
+class _Run:
+    """What is known so far about a test that has started."""
+
+    __slots__ = ("outcome", "message", "details", "comparison", "duration", "failed_subtests")
+
+    def __init__(self):
+        self.outcome = "passed"
+        self.message = None
+        self.details = None
+        self.comparison = None
+        self.duration = 0.0
+        self.failed_subtests = 0
+
+
+class _Reporter:
+    def __init__(self, config, writer, teamcity_was_on):
+        self.config = config
+        self.writer = writer
+        self.send = writer.send
+        self.root = str(config.rootpath)
+        self.python_hint = "python<%s>://" % self.root
+        self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
+        self.declared = set()  # ids of every suite and test declared
+        self.suite_order = []  # suite ids in declaration order
+        self.suites_of = {}  # test id -> its suites, outermost first
+        self.remaining = {}  # suite id -> its tests not finished yet
+        self.running = {}  # test id -> _Run
+        self.collected_sent = False
+        self.internal_errors = 0
+        self.send({"ev": "hello", "runner": "pytest", "version": pytest.__version__})
+        if teamcity_was_on:
+            self.log("info", "teamcity-messages' pytest plugin was turned off: tcrunner reports the tests")
+
+    def log(self, level, text):
+        self.send({"ev": "log", "level": level, "text": text})
+
+    def _internal_error(self, where, exc):
+        # A bug here must not break the user's run; say so once or twice.
+        self.internal_errors += 1
+        if self.internal_errors <= 3:
+            self.log("error", "tcrunner_pytest: internal error in %s: %r" % (where, exc))
+
+    # --- declarations from collected nodes ---
+
+    def _declare_suite(self, node, node_id, parent):
+        path = str(node.path)
+        if isinstance(node, pytest.Directory):
+            kind = "dir"
+        elif isinstance(node, pytest.File):
+            kind = "file"
+        else:
+            kind = "suite"
+        event = {"ev": "suite", "id": node_id, "name": node.name, "kind": kind, "file": path}
+        if parent is not None:
+            event["parent"] = parent
+        if kind == "suite" and isinstance(getattr(node, "obj", None), type):
+            line = _class_line(node.obj, path)
+            if line:
+                event["line"] = line
+        event["hint"] = self._hint(node_id, path, kind == "dir" or path.endswith(".py"))
+        self._add_suite(node_id, event)
+
+    def _add_suite(self, node_id, event):
+        self.declared.add(node_id)
+        self.suite_order.append(node_id)
+        self.send(event)
+
+    def _hint(self, node_id, path, python, line=None):
+        if python:
+            return self.python_hint + _dotted(node_id)
+        return "file://" + path + (":%d" % line if line else "")
+
+    def _declare_item(self, item):
+        node_id = item.nodeid
+        parent = None
+        suites = []
+        for node in item.listchain()[1:-1]:
+            suite_id = node.nodeid
+            if suite_id in _ROOT_IDS:
+                continue  # the session and the rootdir are not nodes of the tree
+            if suite_id not in self.declared:
+                self._declare_suite(node, suite_id, parent)
+            suites.append(suite_id)
+            parent = suite_id
+        for suite_id in suites:
+            self.remaining[suite_id] = self.remaining.get(suite_id, 0) + 1
+        self.suites_of[node_id] = suites
+        self.declared.add(node_id)
+
+        location = item.location
+        line = location[1] + 1 if location[1] is not None else None
+        path = str(item.path)
+        event = {"ev": "test", "id": node_id, "name": item.name, "kind": "test", "file": path}
+        if parent is not None:
+            event["parent"] = parent
+        if line is not None:
+            event["line"] = line
+        # Doctests live in .py files but their node ids are not Python names.
+        event["hint"] = self._hint(node_id, path, isinstance(item, pytest.Function), line)
+        event["meta"] = item.name
+        tags = []
+        for mark in item.own_markers:
+            if mark.name != "parametrize" and mark.name not in tags:
+                tags.append(mark.name)
+        if tags:
+            event["tags"] = tags
+        self.send(event)
+
+    # --- declarations from node ids (xdist controller, collection errors) ---
+
+    def _declare_chain(self, collector_id):
+        """Declares the suites of a collector node id (and it); returns its id."""
+        if collector_id in _ROOT_IDS:
+            return None
+        base = collector_id.split("[", 1)[0]
+        parts = base.split("::")
+        segments = parts[0].split("/")
+        parent = None
+        so_far = ""
+        for index, segment in enumerate(segments):
+            so_far = so_far + "/" + segment if so_far else segment
+            if so_far not in self.declared:
+                path = os.path.join(self.root, so_far)
+                last = index == len(segments) - 1 and len(parts) == 1
+                kind = "file" if index == len(segments) - 1 and not (last and os.path.isdir(path)) else "dir"
+                event = {"ev": "suite", "id": so_far, "name": segment, "kind": kind, "file": path}
+                if parent is not None:
+                    event["parent"] = parent
+                event["hint"] = self._hint(so_far, path, kind == "dir" or path.endswith(".py"))
+                self._add_suite(so_far, event)
+            parent = so_far
+        path = os.path.join(self.root, parts[0])
+        for name in parts[1:]:
+            so_far = so_far + "::" + name
+            if so_far not in self.declared:
+                event = {"ev": "suite", "id": so_far, "parent": parent, "name": name, "kind": "suite", "file": path}
+                event["hint"] = self._hint(so_far, path, path.endswith(".py"))
+                self._add_suite(so_far, event)
+            parent = so_far
+        return parent
+
+    def _declare_lazily(self, node_id, location):
+        base = node_id.split("[", 1)[0]
+        cut = base.rfind("::")
+        parent = self._declare_chain(node_id[:cut]) if cut > 0 else None
+        name = node_id[cut + 2 :] if cut > 0 else node_id
+        relpath, line0, domain = location
+        path = os.path.join(self.root, relpath)
+        line = line0 + 1 if line0 is not None else None
+        event = {"ev": "test", "id": node_id, "name": name, "kind": "test", "file": path}
+        if parent is not None:
+            event["parent"] = parent
+        if line is not None:
+            event["line"] = line
+        python = path.endswith(".py") and not str(domain).startswith("[doctest]")
+        event["hint"] = self._hint(node_id, path, python, line)
+        event["meta"] = name
+        self.declared.add(node_id)
+        self.send(event)
+
+    # --- collection ---
+
+    def pytest_sessionstart(self, session):
+        # In case teamcity-messages got configured before us after all.
+        teamcity = getattr(self.config, "_teamcityReporting", None)
+        if teamcity is not None:
+            self.config.pluginmanager.unregister(teamcity)
+            del self.config._teamcityReporting
+
+    def pytest_collectreport(self, report):
+        if report.passed:
+            return
+        try:
+            self._collection_problem(report)
+        except Exception as exc:
+            self._internal_error("pytest_collectreport", exc)
+
+    def _collection_problem(self, report):
+        parent = self._declare_chain(report.nodeid)
+        base = (report.nodeid + "::" if parent is not None else "") + _COLLECTION
+        test_id = base
+        count = 2
+        while test_id in self.declared:  # pytest and doctest both fail to import a module
+            test_id = "%s#%d" % (base, count)
+            count += 1
+        path = os.path.join(self.root, report.nodeid.split("::")[0])
+        name = "<collection error>" if report.failed else "<collection skipped>"
+        event = {"ev": "test", "id": test_id, "name": name, "kind": "test", "file": path}
+        if parent is not None:
+            event["parent"] = parent
+        self.declared.add(test_id)
+        self.send(event)
+        self.send({"ev": "started", "id": test_id})
+        self._output(test_id, report, "")
+        result = {"ev": "finished", "id": test_id, "duration_ms": 0}
+        if report.failed:
+            result["outcome"] = "error"
+            result["message"] = _summary(report.longrepr)
+            result["details"] = report.longreprtext
+        else:
+            result["outcome"] = "skipped"
+            result["message"] = _skip_reason(report.longrepr)
+        self.send(result)
+
+    def pytest_collection_finish(self, session):
+        try:
+            for item in session.items:
+                self._declare_item(item)
+            self._send_collected(len(session.items))
+            # Suites declared only for collection problems get nothing more.
+            for suite_id in reversed(self.suite_order):
+                if not self.remaining.get(suite_id):
+                    self.send({"ev": "suite_done", "id": suite_id})
+        except Exception as exc:
+            self._internal_error("pytest_collection_finish", exc)
+
+    def _send_collected(self, count):
+        if not self.collected_sent:
+            self.collected_sent = True
+            self.send({"ev": "collected", "count": count})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        self._send_collected(len(ids))
+
+    # --- running ---
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        try:
+            if nodeid not in self.declared:
+                self._declare_lazily(nodeid, location)
+            self.running[nodeid] = _Run()
+            self.send({"ev": "started", "id": nodeid})
+        except Exception as exc:
+            self._internal_error("pytest_runtest_logstart", exc)
+
+    def pytest_runtest_logreport(self, report):
+        try:
+            self._logreport(report)
+        except Exception as exc:
+            self._internal_error("pytest_runtest_logreport", exc)
+
+    def _logreport(self, report):
+        node_id = report.nodeid
+        run = self.running.get(node_id)
+        if run is None:
+            # No logstart (an xdist worker crashed, or a plugin's own report):
+            # `finished` starts the test implicitly.
+            if node_id not in self.declared:
+                self._declare_lazily(node_id, report.location)
+            run = self.running[node_id] = _Run()
+        if getattr(report, "context", None) is not None and type(report).__name__ == "SubtestReport":
+            self._subtest(run, node_id, report)
+            return
+        when = report.when
+        run.duration += report.duration
+        if report.sections:
+            self._output(node_id, report, when)
+        if report.passed:
+            if when == "call":
+                if run.failed_subtests:
+                    self._subtests_failed(run, None)
+                elif hasattr(report, "wasxfail"):
+                    run.outcome = "xpass"
+                    run.message = _xfail_reason(report.wasxfail)
+        elif report.skipped:
+            if hasattr(report, "wasxfail"):
+                run.outcome = "xfail"
+                run.message = _xfail_reason(report.wasxfail)
+            else:
+                run.outcome = "skipped"
+                run.message = _skip_reason(report.longrepr)
+        elif when == "call":
+            longrepr = report.longrepr
+            if isinstance(longrepr, str) and longrepr.startswith("[XPASS(strict)]"):
+                run.outcome = "failed"
+                run.message = longrepr
+            elif run.failed_subtests and isinstance(longrepr, str) and longrepr.startswith("contains "):
+                # pytest 9 fails a passed test that has failed subtests.
+                self._subtests_failed(run, longrepr)
+            else:
+                self._failure(run, report)
+        elif when == "setup":
+            run.outcome = "error"
+            run.message = "test setup failed: " + _summary(report.longrepr)
+            run.details = report.longreprtext
+        elif run.outcome in ("failed", "error"):
+            # The call already failed: keep its verdict, add the teardown's story.
+            run.details = (run.details or "") + "\n\nteardown failed:\n" + report.longreprtext
+        else:
+            run.outcome = "error"
+            run.message = "test teardown failed: " + _summary(report.longrepr)
+            run.details = report.longreprtext
+            run.comparison = None
+        if when != "setup" and when != "call":  # teardown, or "???" after an xdist crash
+            self._finish(node_id, run)
+
+    def _failure(self, run, report):
+        run.outcome = getattr(report, "tcrunner_kind", None) or _guess_kind(report)
+        run.message = getattr(report, "tcrunner_message", None) or _summary(report.longrepr)
+        run.details = report.longreprtext
+        comparison = getattr(report, "tcrunner_comparison", None)
+        if comparison and len(comparison) == 2:
+            run.comparison = comparison
+
+    def _subtests_failed(self, run, details):
+        # PyCharm's unittest runner: report_fail(test, "One or more subtests failed").
+        run.outcome = "failed"
+        run.message = "One or more subtests failed"
+        run.details = details
+
+    def _finish(self, node_id, run):
+        del self.running[node_id]
+        event = {"ev": "finished", "id": node_id, "outcome": run.outcome, "duration_ms": int(run.duration * 1000)}
+        if run.message is not None:
+            event["message"] = run.message
+        if run.details:
+            event["details"] = run.details
+        if run.comparison is not None:
+            event["expected"], event["actual"] = run.comparison
+        self.send(event)
+        suites = self.suites_of.get(node_id)
+        if suites:  # known from collection, so the counts are right
+            remaining = self.remaining
+            for suite_id in reversed(suites):
+                left = remaining[suite_id] - 1
+                remaining[suite_id] = left
+                if left == 0:
+                    self.send({"ev": "suite_done", "id": suite_id})
+
+    def _subtest(self, run, parent_id, report):
+        name = _subtest_name(report.context)
+        base = parent_id + "::" + name
+        test_id = base
+        count = 2
+        while test_id in self.declared:
+            test_id = "%s #%d" % (base, count)
+            count += 1
+        self.declared.add(test_id)
+        relpath, line0, _ = report.location
+        path = os.path.join(self.root, relpath)
+        event = {"ev": "test", "id": test_id, "parent": parent_id, "name": name, "kind": "test", "file": path}
+        if line0 is not None:
+            event["line"] = line0 + 1
+        event["hint"] = self._hint(parent_id, path, path.endswith(".py"), event.get("line"))
+        self.send(event)
+        self.send({"ev": "started", "id": test_id})
+        if report.sections:
+            self._output(test_id, report, "call")
+        sub = _Run()
+        if report.passed:
+            pass
+        elif report.skipped:
+            sub.outcome = "xfail" if hasattr(report, "wasxfail") else "skipped"
+            sub.message = _xfail_reason(report.wasxfail) if hasattr(report, "wasxfail") else _skip_reason(report.longrepr)
+        else:
+            self._failure(sub, report)
+            run.failed_subtests += 1
+        sub.duration = report.duration
+        self.running[test_id] = sub
+        self._finish(test_id, sub)
+
+    def _output(self, node_id, report, when):
+        # Sections accumulate phase by phase: the teardown report repeats
+        # setup's and call's. Take this phase's only ("" = a collect report).
+        suffix = " " + when if when else ""
+        for title, text in report.sections:
+            if not text or not title.endswith(suffix):
+                continue
+            if title.startswith("Captured stdout"):
+                stream = "stdout"
+            elif title.startswith("Captured stderr"):
+                stream = "stderr"
+            elif self.logs and title.startswith("Captured log"):
+                stream = "stderr"
+            else:
+                continue
+            self.send({"ev": "output", "id": node_id, "stream": stream, "text": text})
+
+    def pytest_unconfigure(self, config):
+        self.writer.close()
+
+
+# --- helpers -------------------------------------------------------------------
+
+
+def _dotted(node_id):
+    """``tests/test_a.py::TestX::test_eval[6*9-42]`` -> ``tests.test_a.TestX.test_eval``."""
+    base = node_id.split("[", 1)[0]
+    path, _, rest = base.partition("::")
+    if path.endswith(".py"):
+        path = path[:-3]
+    dotted = path.replace("/", ".")
+    if rest:
+        dotted += "." + rest.replace("::", ".")
+    return dotted
+
+
+def _class_line(cls, path):
+    """The 1-based line of ``class Name``, without parsing the module."""
+    line = getattr(cls, "__firstlineno__", None)  # Python 3.13+
+    if line:
+        return line
+    limit = None
+    for value in vars(cls).values():
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        if code is not None and (limit is None or code.co_firstlineno < limit):
+            limit = code.co_firstlineno
+    pattern = re.compile(r"\s*class\s+%s\b" % re.escape(cls.__name__))
+    found = None
+    for index, text in enumerate(linecache.getlines(path)):
+        if limit is not None and index + 1 >= limit:
+            break
+        if pattern.match(text):
+            found = index + 1
+            if limit is None:
+                break
+    return found
+
+
+def _first_line(text):
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _summary(longrepr):
+    """One line: ``assert 54 == 42``, ``TypeError: boom``."""
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None:
+        line = _first_line(crash.message)
+        # pytest keeps the class name when the explanation has more lines.
+        if line.startswith("AssertionError: assert "):
+            line = line[len("AssertionError: ") :]
+        return line
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return _first_line(str(longrepr[2]))
+    text = str(longrepr)
+    # A collection error's text ends with the exception's "E   " line.
+    for line in reversed(text.splitlines()):
+        if line.startswith("E   "):
+            return line[1:].strip()
+    return _first_line(text)
+
+
+def _guess_kind(report):
+    # Reports from elsewhere (an xdist crash, a plugin) carry no probe data.
+    summary = _summary(report.longrepr)
+    return "failed" if summary.startswith(("assert", "AssertionError", "Failed:")) else "error"
+
+
+def _skip_reason(longrepr):
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        reason = str(longrepr[2])
+    else:
+        reason = str(longrepr)
+    return reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason
+
+
+def _xfail_reason(wasxfail):
+    reason = str(wasxfail)
+    return reason[len("reason: ") :] if reason.startswith("reason: ") else reason
+
+
+def _subtest_name(context):
+    """As pytest shows it: ``[msg] (i=1)``; ``(<subtest>)`` with neither."""
+    parts = []
+    if context.msg is not None:
+        parts.append("[%s]" % context.msg)
+    if context.kwargs:
+        parts.append("(%s)" % ", ".join("%s=%s" % item for item in context.kwargs.items()))
+    return " ".join(parts) or "(<subtest>)"
