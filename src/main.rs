@@ -4,15 +4,42 @@ mod cli;
 mod convert;
 mod event;
 mod exit;
+mod frameworks;
+mod process;
 mod report;
+mod run;
+mod runners;
 mod tree;
 
 use clap::Parser as _;
 
 fn main() {
-    let args = cli::RawArgs::parse();
+    let args = match cli::RawArgs::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
     let teamcity_version = std::env::var("TEAMCITY_VERSION").ok();
     let config = cli::Config::from_args(args, teamcity_version.as_deref());
-    let _ = config;
-    std::process::exit(exit::SUCCESS);
+    std::process::exit(dispatch(config));
+}
+
+/// Runs the command; every failure becomes one `tcrunner: ...` line and a code.
+fn dispatch(config: cli::Config) -> i32 {
+    let stdout = std::io::stdout().lock();
+    let result = match config {
+        cli::Config::Run(run) => run::run(run, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e))),
+        cli::Config::Convert(convert) => convert::run(&convert, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e))),
+        cli::Config::Check(check) => check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e))),
+    };
+    match result {
+        Ok(code) => code,
+        Err((code, error)) => {
+            eprintln!("tcrunner: {error:#}");
+            code
+        }
+    }
 }

@@ -1,0 +1,282 @@
+//! jest and vitest: the project's own `node_modules` copy, run with node and
+//! our reporter (`runners/tcrunner-jest.cjs`, `runners/tcrunner-vitest.mjs`)
+//! passed by absolute path.
+//!
+//! Checked against jest 29 and 30, vitest 3, 4 and 5. Targets accepted:
+//! `FILE` and `FILE::outer > inner > test name`; the names become an
+//! anchored, regex-escaped `-t` pattern joined the way the version expects
+//! (jest and vitest ≤4 match space-joined names, vitest 5 matches ` > `; the
+//! vitest pattern accepts both).
+use std::path::{Path, PathBuf};
+
+use super::{os_args, write_runner, Framework, Launch, Request, SetupError};
+use crate::cli::FrameworkName;
+use crate::process::Spec;
+use crate::runners::Runner;
+
+pub(crate) struct Jest;
+pub(crate) struct Vitest;
+
+/// jest or vitest, from the project's package.json and config files.
+pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
+    let has_config = |stem: &str| {
+        ["js", "ts", "mjs", "cjs", "mts", "cts", "json"]
+            .iter()
+            .any(|ext| project.join(format!("{stem}.{ext}")).is_file())
+    };
+    if has_config("vitest.config") || has_config("vitest.workspace") {
+        return Some(FrameworkName::Vitest);
+    }
+    if has_config("jest.config") {
+        return Some(FrameworkName::Jest);
+    }
+    let manifest = std::fs::read_to_string(project.join("package.json")).ok()?;
+    let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
+    let mentions = |name: &str| {
+        ["dependencies", "devDependencies"].iter().any(|k| manifest[k].get(name).is_some())
+            || manifest.get(name).is_some()
+            || manifest["scripts"]
+                .as_object()
+                .is_some_and(|s| s.values().any(|v| v.as_str().is_some_and(|v| v.contains(name))))
+    };
+    if mentions("vitest") {
+        Some(FrameworkName::Vitest)
+    } else if mentions("jest") {
+        Some(FrameworkName::Jest)
+    } else {
+        None
+    }
+}
+
+/// An installed package found by walking up from the project.
+struct Package {
+    dir: PathBuf,
+    version: String,
+    /// The lowest node major.minor its `engines.node` asks for.
+    node_floor: Option<(u32, u32)>,
+}
+
+fn find_package(project: &Path, name: &str) -> Option<Package> {
+    let start = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+    for dir in start.ancestors() {
+        let dir = dir.join("node_modules").join(name);
+        let Ok(manifest) = std::fs::read_to_string(dir.join("package.json")) else { continue };
+        let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap_or_default();
+        let version = manifest["version"].as_str().unwrap_or("?").to_owned();
+        let node_floor = manifest["engines"]["node"].as_str().and_then(engine_floor);
+        return Some(Package { dir, version, node_floor });
+    }
+    None
+}
+
+/// The smallest version an `engines.node` range allows, e.g. `^22.12 || >=24` → 22.12.
+fn engine_floor(range: &str) -> Option<(u32, u32)> {
+    range
+        .split("||")
+        .filter_map(|alt| {
+            let v = alt.trim().trim_start_matches(['^', '>', '=', '~', 'v', ' ']);
+            let mut parts = v.split('.').map(|p| p.trim().parse::<u32>().ok());
+            Some((parts.next()??, parts.next().flatten().unwrap_or(0)))
+        })
+        .min()
+}
+
+/// The node version (`v22.12.0` → (22, 12)).
+fn node_version(node: &Path) -> Option<(u32, u32)> {
+    let out = std::process::Command::new(node).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.trim().trim_start_matches('v').split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// Escapes regex metacharacters (jest and vitest use JavaScript regexes).
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Splits `FILE::a > b > test` into the file and the names.
+fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
+    let bad = |problem: &str| SetupError::unsupported(format!("--target {target}"), problem);
+    let (file, names) = match target.split_once("::") {
+        Some((file, names)) => (file, names),
+        None => (target, ""),
+    };
+    if file.trim().is_empty() {
+        return Err(bad("expected `FILE` or `FILE::describe > test`"));
+    }
+    let names: Vec<String> =
+        if names.trim().is_empty() { Vec::new() } else { names.split(" > ").map(|n| n.trim().to_owned()).collect() };
+    if names.iter().any(String::is_empty) {
+        return Err(bad("an empty name between ` > ` separators"));
+    }
+    Ok((file.to_owned(), names))
+}
+
+/// The `-t` pattern for the targets that name tests, if any.
+fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<String> {
+    let alternatives: Vec<String> = targets
+        .iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(_, names)| names.iter().map(|n| regex_escape(n)).collect::<Vec<_>>().join(joiner))
+        .collect();
+    if alternatives.is_empty() {
+        return None;
+    }
+    // A named describe selects everything under it: allow a suffix after a separator.
+    Some(format!("^(?:{})(?:{joiner}.*)?$", alternatives.join("|")))
+}
+
+struct Plan {
+    node: PathBuf,
+    package: Package,
+    targets: Vec<(String, Vec<String>)>,
+}
+
+fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, SetupError> {
+    let Some(found) = find_package(&request.project, package) else {
+        return Err(SetupError::Unavailable(format!(
+            "{framework} is not installed in {} or any parent folder's node_modules: run `npm install --save-dev {package}`",
+            request.project.display()
+        )));
+    };
+    let node = request.node.clone().unwrap_or_else(|| PathBuf::from("node"));
+    if let Some((major, minor)) = found.node_floor.filter(|&(major, _)| major > 20) {
+        match node_version(&node) {
+            Some(have) if have < (major, minor) => {
+                return Err(SetupError::Unavailable(format!(
+                    "{framework} {} needs node >= {major}.{minor} but {} is {}.{}: install a newer node or pass --node",
+                    found.version,
+                    node.display(),
+                    have.0,
+                    have.1
+                )))
+            }
+            None => {
+                return Err(SetupError::Unavailable(format!(
+                    "cannot run {} to check its version: install node or pass --node",
+                    node.display()
+                )))
+            }
+            Some(_) => {}
+        }
+    }
+    if request.collect_only {
+        return Err(SetupError::unsupported("--collect-only", format!("is supported for pytest only, not {framework}")));
+    }
+    let targets = request.targets.iter().map(|t| split_target(t)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Plan { node, package: found, targets })
+}
+
+fn major(version: &str) -> u32 {
+    version.split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0)
+}
+
+fn spec(plan: &Plan, entry: &str, args: &[String], request: &Request, filtered: bool) -> Spec {
+    let mut all = vec![plan.package.dir.join(entry).to_string_lossy().into_owned()];
+    all.extend(args.iter().cloned());
+    let mut env = vec![("FORCE_COLOR".into(), "0".into())];
+    if filtered {
+        env.push(("TCRUNNER_NAME_FILTER".into(), "1".into()));
+    }
+    Spec { program: plan.node.clone(), args: os_args(&all), env, cwd: request.project.clone() }
+}
+
+impl Framework for Jest {
+    fn name(&self) -> &'static str {
+        "jest"
+    }
+
+    fn launch(&self, request: &Request) -> Result<Launch, SetupError> {
+        let plan = plan(request, "jest", "jest")?;
+        let runner = write_runner(Runner::Jest.file_name(), Runner::Jest.source())?;
+        let mut shown: Vec<String> = vec!["--testLocationInResults".into()];
+        if let Some(secs) = request.test_timeout {
+            shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
+        }
+        shown.extend(request.raw.iter().cloned());
+        let pattern = name_pattern(&plan.targets, " ");
+        if let Some(pattern) = &pattern {
+            shown.push(format!("--testNamePattern={pattern}"));
+        }
+        if !plan.targets.is_empty() {
+            shown.push("--runTestsByPath".into());
+            shown.extend(plan.targets.iter().map(|(file, _)| file.clone()));
+        }
+        for path in &request.paths {
+            let absolute = request.project.join(path);
+            shown.push(regex_escape(&absolute.to_string_lossy()));
+        }
+        let mut args = vec![format!("--reporters={}", runner.display())];
+        args.extend(shown.iter().cloned());
+        let spec = spec(&plan, "bin/jest.js", &args, request, pattern.is_some());
+        Ok(Launch { spec, shown_args: shown })
+    }
+
+    fn missing_hint(&self, _stderr: &str) -> Option<String> {
+        None
+    }
+}
+
+impl Framework for Vitest {
+    fn name(&self) -> &'static str {
+        "vitest"
+    }
+
+    fn launch(&self, request: &Request) -> Result<Launch, SetupError> {
+        let plan = plan(request, "vitest", "vitest")?;
+        let runner = write_runner(Runner::Vitest.file_name(), Runner::Vitest.source())?;
+        let mut shown: Vec<String> = vec!["run".into(), "--includeTaskLocation".into()];
+        if let Some(secs) = request.test_timeout {
+            shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
+        }
+        shown.extend(request.raw.iter().cloned());
+        // vitest 5 joins names with " > ", earlier versions with a space.
+        let joiner = if major(&plan.package.version) >= 5 { " > " } else { " " };
+        let pattern = name_pattern(&plan.targets, joiner);
+        if let Some(pattern) = &pattern {
+            shown.push(format!("--testNamePattern={pattern}"));
+        }
+        shown.extend(plan.targets.iter().map(|(file, _)| file.clone()));
+        shown.extend(request.paths.iter().map(|p| p.to_string_lossy().into_owned()));
+        let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
+        args.extend(shown[1..].iter().cloned());
+        let spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
+        Ok(Launch { spec, shown_args: shown })
+    }
+
+    fn missing_hint(&self, _stderr: &str) -> Option<String> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_become_anchored_escaped_patterns() {
+        let t = |s: &str| split_target(s).unwrap();
+        let targets = vec![t("a.test.ts::outer > in.ner > adds (1+1)"), t("b.test.ts")];
+        assert_eq!(
+            name_pattern(&targets, " ").unwrap(),
+            r"^(?:outer in\.ner adds \(1\+1\))(?: .*)?$"
+        );
+        assert_eq!(name_pattern(&[t("b.test.ts")], " "), None);
+        assert!(split_target("::x").is_err());
+        assert!(split_target("a.ts::x >  > y").is_err());
+    }
+
+    #[test]
+    fn engine_ranges_give_their_floor() {
+        assert_eq!(engine_floor("^22.12 || ^24 || >=26"), Some((22, 12)));
+        assert_eq!(engine_floor(">=18"), Some((18, 0)));
+        assert_eq!(engine_floor("*"), None);
+    }
+}

@@ -1,0 +1,162 @@
+//! The frameworks tcrunner runs, behind one small trait and a closed enum.
+//!
+//! Each module turns the validated what-to-run request into a command line
+//! for the project's own framework, with our reporter from `runners/` loaded
+//! into it. Nothing here formats service messages: the reporters send events
+//! over the side channel and the tree does the rest.
+mod js;
+mod pytest;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::cli::FrameworkName;
+use crate::process::Spec;
+
+pub(crate) use js::{Jest, Vitest};
+pub(crate) use pytest::Pytest;
+
+/// What the user asked to run, validated.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Request {
+    /// The project root (working directory of the framework).
+    pub project: PathBuf,
+    /// Folders or files (`--path`).
+    pub paths: Vec<PathBuf>,
+    /// Targets (`--target`), in the forms documented per framework.
+    pub targets: Vec<String>,
+    /// Raw framework arguments (after `--`).
+    pub raw: Vec<String>,
+    /// Only collect.
+    pub collect_only: bool,
+    /// Per-test timeout in seconds, for frameworks that enforce one themselves.
+    pub test_timeout: Option<f64>,
+    /// `--python`.
+    pub python: Option<PathBuf>,
+    /// `--node`.
+    pub node: Option<PathBuf>,
+}
+
+/// A command ready to start, and how to describe it to the user.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    pub spec: Spec,
+    /// The framework arguments as a user would type them (no reporter plumbing).
+    pub shown_args: Vec<String>,
+}
+
+/// Why a run cannot start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SetupError {
+    /// The request cannot be expressed for this framework.
+    #[error("{argument}: {problem}")]
+    Unsupported { argument: String, problem: String },
+    /// The framework or its runtime is missing or too old.
+    #[error("{0}")]
+    Unavailable(String),
+    /// Writing our reporter out failed.
+    #[error("cannot write the reporter to {path}")]
+    Runner {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SetupError {
+    fn unsupported(argument: impl Into<String>, problem: impl Into<String>) -> Self {
+        SetupError::Unsupported { argument: argument.into(), problem: problem.into() }
+    }
+}
+
+/// One framework.
+pub(crate) trait Framework {
+    /// The name users know it by.
+    fn name(&self) -> &'static str;
+    /// Builds the command line.
+    fn launch(&self, request: &Request) -> Result<Launch, SetupError>;
+    /// A hint for when the framework exits without our reporter saying hello.
+    fn missing_hint(&self, stderr: &str) -> Option<String>;
+}
+
+/// The supported frameworks.
+pub(crate) enum Any {
+    Pytest(Pytest),
+    Jest(Jest),
+    Vitest(Vitest),
+}
+
+impl Any {
+    pub(crate) fn new(name: FrameworkName) -> Any {
+        match name {
+            FrameworkName::Pytest => Any::Pytest(Pytest),
+            FrameworkName::Jest => Any::Jest(Jest),
+            FrameworkName::Vitest => Any::Vitest(Vitest),
+        }
+    }
+
+    pub(crate) fn get(&self) -> &dyn Framework {
+        match self {
+            Any::Pytest(f) => f,
+            Any::Jest(f) => f,
+            Any::Vitest(f) => f,
+        }
+    }
+}
+
+/// Picks the framework from the project: JS dependencies and config files,
+/// then Python test configuration, then the kind of files asked for.
+pub(crate) fn detect(project: &Path, paths: &[PathBuf], targets: &[String]) -> Option<FrameworkName> {
+    let asked: Vec<String> = paths
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .chain(targets.iter().map(|t| t.split("::").next().unwrap_or(t).to_owned()))
+        .collect();
+    let python_asked = asked.iter().any(|a| a.ends_with(".py"));
+    let js_asked = asked.iter().any(|a| is_js_file(a));
+    let js = js::detect(project);
+    let python = pytest::detect(project);
+    match (js, python) {
+        (Some(js), true) if js_asked || !python_asked => Some(js),
+        (Some(_), true) => Some(FrameworkName::Pytest),
+        (Some(js), false) => Some(js),
+        (None, true) => Some(FrameworkName::Pytest),
+        (None, false) if python_asked => Some(FrameworkName::Pytest),
+        (None, false) => None,
+    }
+}
+
+fn is_js_file(path: &str) -> bool {
+    [".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"].iter().any(|e| path.ends_with(e))
+}
+
+/// Writes an embedded runner file into a per-user cache folder, once per
+/// content, and returns its absolute path.
+pub(crate) fn write_runner(file_name: &str, content: &str) -> Result<PathBuf, SetupError> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    content.hash(&mut hasher);
+    // SAFETY: getuid cannot fail and has no memory effects.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir()
+        .join(format!("tcrunner-{uid}"))
+        .join(format!("{:016x}", hasher.finish()));
+    let path = dir.join(file_name);
+    if std::fs::read_to_string(&path).is_ok_and(|existing| existing == content) {
+        return Ok(path);
+    }
+    let write = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        // Write then rename, so a concurrent run never loads half a file.
+        let partial = dir.join(format!("{file_name}.{}", std::process::id()));
+        std::fs::write(&partial, content)?;
+        std::fs::rename(&partial, &path)
+    };
+    write().map_err(|source| SetupError::Runner { path: path.clone(), source })?;
+    Ok(path)
+}
+
+/// `OsString`s from strings.
+fn os_args<'a>(args: impl IntoIterator<Item = &'a String>) -> Vec<OsString> {
+    args.into_iter().map(OsString::from).collect()
+}

@@ -1,0 +1,194 @@
+//! pytest: PyCharm's what-to-run arguments turned into a pytest command line
+//! (pycharm-and-teamcity-protocol §1.1-1.3), run with the project's own
+//! interpreter and our plugin `runners/tcrunner_pytest.py` loaded with `-p`.
+//!
+//! Checked against pytest 8.4 and 9.x. Targets accepted:
+//! - `tests/test_a.py::TestX.test_one` (PyCharm's form: dots after `::`
+//!   become `::`; a `[params]` suffix is kept verbatim);
+//! - `tests/test_a.py::test_eval[6*9-42]`, `tests/test_a.py`;
+//! - dotted `pkg.mod.Class.test` and bare modules `tests.test_a`, resolved
+//!   against the project's files (the longest prefix naming a `.py` file).
+use std::path::{Path, PathBuf};
+
+use super::{os_args, write_runner, Framework, Launch, Request, SetupError};
+use crate::process::Spec;
+use crate::runners::Runner;
+
+pub(crate) struct Pytest;
+
+/// Whether the project looks like a pytest project.
+pub(crate) fn detect(project: &Path) -> bool {
+    let has = |name: &str| project.join(name).is_file();
+    let file_mentions = |name: &str, needle: &str| {
+        std::fs::read_to_string(project.join(name)).is_ok_and(|s| s.contains(needle))
+    };
+    has("pytest.ini")
+        || has("conftest.py")
+        || file_mentions("pyproject.toml", "[tool.pytest")
+        || file_mentions("setup.cfg", "[tool:pytest]")
+        || file_mentions("tox.ini", "[pytest]")
+}
+
+/// The interpreter: `--python`, else `$VIRTUAL_ENV`, else `.venv`/`venv` in
+/// the project, else `python3` on PATH.
+fn interpreter(request: &Request) -> PathBuf {
+    if let Some(python) = &request.python {
+        return python.clone();
+    }
+    let venvs = std::env::var_os("VIRTUAL_ENV")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([request.project.join(".venv"), request.project.join("venv")]);
+    for venv in venvs {
+        let python = venv.join("bin").join("python");
+        if python.is_file() {
+            return python;
+        }
+    }
+    PathBuf::from("python3")
+}
+
+/// Turns one PyCharm target into a pytest node id.
+pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, SetupError> {
+    let bad = |problem: &str| SetupError::unsupported(format!("--target {target}"), problem);
+    if target.trim().is_empty() {
+        return Err(bad("empty target"));
+    }
+    if let Some((file, python)) = target.split_once("::") {
+        if python.is_empty() {
+            return Ok(file.to_owned());
+        }
+        // Dots separate classes and functions, except inside `[params]`.
+        let (names, params) = match python.find('[') {
+            Some(i) => python.split_at(i),
+            None => (python, ""),
+        };
+        if names.is_empty() || names.split(['.', ':']).any(str::is_empty) && !names.contains("::")
+        {
+            return Err(bad("expected `file.py::Class.test` or `file.py::test[params]`"));
+        }
+        return Ok(format!("{file}::{}{params}", names.replace("::", ".").replace('.', "::")));
+    }
+    if target.ends_with(".py") || target.contains('/') {
+        return Ok(target.to_owned());
+    }
+    // Dotted: the longest prefix that names a module file.
+    let (names, params) = match target.find('[') {
+        Some(i) => target.split_at(i),
+        None => (target, ""),
+    };
+    let parts: Vec<&str> = names.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(bad("expected a dotted name such as `pkg.module.Class.test`"));
+    }
+    for split in (1..=parts.len()).rev() {
+        let module = parts[..split].join("/");
+        let file = format!("{module}.py");
+        if project.join(&file).is_file() {
+            let rest = &parts[split..];
+            return Ok(if rest.is_empty() {
+                file
+            } else {
+                format!("{file}::{}{params}", rest.join("::"))
+            });
+        }
+        if split == parts.len() && project.join(&module).is_dir() && params.is_empty() {
+            return Ok(module);
+        }
+    }
+    Err(bad(&format!("no module file for it under {}", project.display())))
+}
+
+impl Framework for Pytest {
+    fn name(&self) -> &'static str {
+        "pytest"
+    }
+
+    fn launch(&self, request: &Request) -> Result<Launch, SetupError> {
+        if !request.paths.is_empty() && !request.targets.is_empty() {
+            return Err(SetupError::unsupported(
+                "--target",
+                "cannot be combined with --path (pass the folders and files as --path, or the tests as --target)",
+            ));
+        }
+        let runner = write_runner(Runner::Pytest.file_name(), Runner::Pytest.source())?;
+        let runner_dir = runner.parent().expect("written into a folder").to_path_buf();
+
+        // PyCharm's order: our additions, the raw arguments, then what to run.
+        let mut shown: Vec<String> = Vec::new();
+        let raw = &request.raw;
+        let stops_early = raw.iter().any(|a| {
+            a == "-x" || a == "--exitfirst" || a.starts_with("--maxfail") || a == "--sw" || a == "--stepwise"
+        });
+        if !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors") {
+            shown.push("--continue-on-collection-errors".into());
+        }
+        if request.collect_only && !raw.iter().any(|a| a == "--collect-only" || a == "--co") {
+            shown.push("--collect-only".into());
+        }
+        shown.extend(raw.iter().cloned());
+        for path in &request.paths {
+            shown.push(path.to_string_lossy().into_owned());
+        }
+        for target in &request.targets {
+            shown.push(translate_target(&request.project, target)?);
+        }
+
+        let mut args: Vec<String> = vec!["-m".into(), "pytest".into(), "-p".into(), "tcrunner_pytest".into()];
+        args.extend(shown.iter().cloned());
+        let python_path = match std::env::var_os("PYTHONPATH") {
+            Some(existing) if !existing.is_empty() => {
+                let mut joined = runner_dir.into_os_string();
+                joined.push(":");
+                joined.push(existing);
+                joined
+            }
+            _ => runner_dir.into_os_string(),
+        };
+        let spec = Spec {
+            program: interpreter(request),
+            args: os_args(&args),
+            env: vec![
+                ("PYTHONPATH".into(), python_path),
+                // Live output with `-s`; pytest captures everything else anyway.
+                ("PYTHONUNBUFFERED".into(), "1".into()),
+                ("PYTEST_RUN_CONFIG".into(), "True".into()),
+            ],
+            cwd: request.project.clone(),
+        };
+        Ok(Launch { spec, shown_args: shown })
+    }
+
+    fn missing_hint(&self, stderr: &str) -> Option<String> {
+        stderr.contains("No module named pytest").then(|| {
+            "pytest is not installed for this interpreter: install it with `python -m pip install pytest`, or pass --python".to_owned()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_translate_as_pycharm_sends_them() {
+        let project = std::env::temp_dir().join(format!("tcrunner-pytest-targets-{}", std::process::id()));
+        std::fs::create_dir_all(project.join("pkg/sub")).unwrap();
+        std::fs::write(project.join("pkg/sub/mod.py"), "").unwrap();
+        let ok = |t: &str| translate_target(&project, t).unwrap();
+        assert_eq!(ok("tests/test_a.py::TestX.test_one"), "tests/test_a.py::TestX::test_one");
+        assert_eq!(ok("tests/test_a.py::test_eval[6*9-42]"), "tests/test_a.py::test_eval[6*9-42]");
+        assert_eq!(ok("t.py::T.test[a.b-c]"), "t.py::T::test[a.b-c]");
+        assert_eq!(ok("t.py::A::B::test"), "t.py::A::B::test");
+        assert_eq!(ok("tests/test_a.py::"), "tests/test_a.py");
+        assert_eq!(ok("tests/test_a.py"), "tests/test_a.py");
+        assert_eq!(ok("pkg.sub.mod.Class.test"), "pkg/sub/mod.py::Class::test");
+        assert_eq!(ok("pkg.sub.mod.test[1-2]"), "pkg/sub/mod.py::test[1-2]");
+        assert_eq!(ok("pkg.sub.mod"), "pkg/sub/mod.py");
+        assert_eq!(ok("pkg.sub"), "pkg/sub");
+        for bad in ["", "nope.module.Class", "pkg..mod", "t.py::.test"] {
+            assert!(translate_target(&project, bad).is_err(), "{bad:?} should be rejected");
+        }
+        std::fs::remove_dir_all(&project).unwrap();
+    }
+}

@@ -1,0 +1,7 @@
+//! All process control: the framework runs in its own process group with
+//! stdin closed; stdout, stderr and the event side channel are read by their
+//! own threads into one channel, so no pipe can fill up and block the
+//! framework; the group is stopped with SIGTERM, a grace period, then SIGKILL.
+mod unix;
+
+pub(crate) use unix::{describe, signal_name, Child, Input, Spec};
