@@ -1,0 +1,1 @@
+//! The captured third-party streams and the hand-written id-mode streams.
