@@ -1,0 +1,374 @@
+//! tcrunner's vitest reporter: streams every test event to tcrunner's side channel.
+//!
+//! Loaded by absolute path (`--reporter=/abs/tcrunner-vitest.mjs`), checked
+//! against vitest 3.2, 4.1 and 5.1; it uses only the lifecycle API that vitest
+//! 3 introduced (v4 removed the older hooks). It writes JSON lines
+//! (docs/event-protocol.md, src/event.rs) to the fd in TCRUNNER_EVENT_FD, or
+//! appends them to the file in TCRUNNER_EVENT_FILE; with neither set it does
+//! nothing. It never prints.
+//!
+//! Vitest shapes read: `TestModule` (`moduleId`, `children`, `errors()`,
+//! `project.name`), `TestSuite` (`name`, `location`, `errors()`), `TestCase`
+//! (`name`, `location`, `options.mode`, `result()` with `state`, `errors`,
+//! `note`, `diagnostic().duration`), `TestError` (`name`, `message`, `stack`,
+//! `diff`, `expected`, `actual`, `cause`), console logs by `taskId`, and
+//! `vitest.config.testNamePattern`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007|(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~])/g;
+const STACK_FRAME = /^\s+at\s/;
+// Frames of vitest's own machinery, which vitest's reporters hide as well.
+const INTERNAL_FRAME = /[\\/]node_modules[\\/](?:vitest|@vitest|vite|vite-node|tinypool|tinyspy|chai)[\\/]|\(node:|^\s+at node:|^\s+at new Promise \(<anonymous>\)$/;
+
+/** The side channel, or null when tcrunner did not ask for events. */
+function openSink() {
+  let fd = -1;
+  const fdVar = process.env.TCRUNNER_EVENT_FD;
+  const fileVar = process.env.TCRUNNER_EVENT_FILE;
+  try {
+    if (fdVar) fd = Number.parseInt(fdVar, 10);
+    else if (fileVar) fd = fs.openSync(fileVar, 'a');
+  } catch {
+    fd = -1;
+  }
+  if (!(fd >= 0)) return null;
+  return {
+    send(event) {
+      if (fd < 0) return;
+      const buf = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
+      let off = 0;
+      while (off < buf.length) {
+        try {
+          off += fs.writeSync(fd, buf, off, buf.length - off);
+        } catch (err) {
+          if (err && err.code === 'EAGAIN') continue;
+          fd = -1; // EPIPE, EBADF: tcrunner is gone; stay silent.
+          return;
+        }
+      }
+    },
+  };
+}
+
+const stripAnsi = (text) => String(text).replace(ANSI, '');
+
+/** JetBrains JS locationHint path: parts joined by `.`, `.` and `\` escaped. */
+const locationPath = (parts) => parts.map((p) => String(p).replace(/[.\\]/g, '\\$&')).join('.');
+
+/** The first paragraph: what a one-line failure reason should show. */
+const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim();
+
+/** Floors a duration in ms to an integer, 0 when absent. */
+const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
+
+/** An assertion (`failed`) rather than some other error (`error`). */
+const isAssertion = (err) =>
+  !!err && (/AssertionError/.test(err.name || '') || (typeof err.expected === 'string' && typeof err.actual === 'string'));
+
+/** Full text of one error: headline, diff, user stack frames, causes. */
+function errorText(err, depth = 0) {
+  if (!err || typeof err !== 'object') return String(err);
+  const head = `${err.name || 'Error'}: ${stripAnsi(err.message || '')}`.trim();
+  const frames = stripAnsi(err.stack || '')
+    .split('\n')
+    .filter((l) => STACK_FRAME.test(l) && !INTERNAL_FRAME.test(l))
+    .join('\n');
+  const parts = [head];
+  if (err.diff) parts.push(stripAnsi(err.diff));
+  if (frames) parts.push(frames);
+  let text = parts.join('\n\n');
+  if (err.cause && depth < 5) text += `\n\nCaused by: ${errorText(err.cause, depth + 1)}`;
+  return text;
+}
+
+/** What a list of errors says: outcome, message, details, expected/actual. */
+function describeErrors(errors, prefix) {
+  const first = errors[0] || {};
+  const assertion = isAssertion(first);
+  const message = assertion
+    ? firstParagraph(first.message || '')
+    : firstParagraph(`${first.name || 'Error'}: ${first.message || ''}`);
+  const failure = {
+    outcome: assertion ? 'failed' : 'error',
+    message: (prefix || '') + (message || 'Failure cause not provided'),
+    details: errors.map((e) => errorText(e)).join('\n\n'),
+  };
+  const compared = errors.find((e) => e && typeof e.expected === 'string' && typeof e.actual === 'string');
+  if (compared && compared.expected !== compared.actual) {
+    failure.expected = compared.expected;
+    failure.actual = compared.actual;
+  }
+  return failure;
+}
+
+/** The ancestors' names of a test or suite, outermost first (no module). */
+function titlesOf(entity) {
+  const names = [];
+  for (let e = entity; e && e.type !== 'module'; e = e.parent) names.unshift(e.name);
+  return names;
+}
+
+export default class TcrunnerVitestReporter {
+  constructor() {
+    this.sink = openSink();
+    this.nodes = new Map(); // vitest task id -> {id, kind, fileId, done, logs}
+    this.victims = new Map(); // vitest test id -> TestCase whose verdict waits for its suites' errors
+    this.pendingLogs = new Map(); // vitest task id -> logs that came before the node
+    this.fileIds = new Set();
+    this.counters = new Map(); // title-path key -> tests numbered so far
+    this.root = process.cwd();
+    this.nameFilter = null;
+    this.separator = ' ';
+  }
+
+  onInit(vitest) {
+    if (!this.sink) return;
+    const config = (vitest && vitest.config) || {};
+    this.root = config.root || this.root;
+    const version = (vitest && vitest.version) || vitestVersion(this.root);
+    // vitest 5 matches -t against names joined by ' > ', older ones by ' '.
+    this.separator = Number.parseInt(version, 10) >= 5 ? ' > ' : ' ';
+    const pattern = config.testNamePattern;
+    if (process.env.TCRUNNER_NAME_FILTER === '1' && pattern) {
+      try {
+        this.nameFilter = pattern instanceof RegExp ? pattern : new RegExp(pattern);
+      } catch {
+        this.nameFilter = null;
+      }
+    }
+    this.sink.send({ ev: 'hello', runner: 'vitest', version });
+  }
+
+  onTestModuleQueued(module) {
+    if (this.sink) this.fileNode(module);
+  }
+
+  onTestModuleCollected(module) {
+    if (!this.sink) return;
+    const file = this.fileNode(module);
+    file.collectFailed = module.state() === 'failed';
+    this.declareChildren(module, file);
+    this.flushPendingLogs();
+  }
+
+  onTestCaseReady(test) {
+    const node = this.sink && this.nodes.get(test.id);
+    if (!node || node.started) return;
+    node.started = true;
+    this.sink.send({ ev: 'started', id: node.id });
+  }
+
+  onTestCaseResult(test) {
+    const node = this.sink && this.nodes.get(test.id);
+    if (!node || node.done) return;
+    const result = test.result();
+    const mode = test.options && test.options.mode;
+    if (result.state === 'skipped' && mode !== 'skip' && mode !== 'todo' && !node.started && !result.note) {
+      // Skipped without running: a failed beforeAll above it. Its error
+      // reaches the suite's errors() by the time that suite reports.
+      this.victims.set(test.id, test);
+      return;
+    }
+    this.finishTest(test, node, result);
+  }
+
+  onTestSuiteResult(suite) {
+    const node = this.sink && this.nodes.get(suite.id);
+    if (!node) return;
+    this.settleVictims(suite.id);
+    this.hookFailures(suite, node);
+    node.done = true;
+    this.sink.send({ ev: 'suite_done', id: node.id });
+  }
+
+  onTestModuleEnd(module) {
+    if (this.sink) this.endModule(module);
+  }
+
+  onUserConsoleLog(log) {
+    if (!this.sink || !log) return;
+    const stream = log.type === 'stderr' ? 'stderr' : 'stdout';
+    const text = String(log.content ?? '');
+    if (!log.taskId) {
+      this.sink.send({ ev: 'output', stream, text });
+      return;
+    }
+    const node = this.nodes.get(log.taskId);
+    if (!node) {
+      if (!this.pendingLogs.has(log.taskId)) this.pendingLogs.set(log.taskId, []);
+      this.pendingLogs.get(log.taskId).push({ stream, text });
+    } else if (node.kind === 'test' && !node.done) {
+      node.logs.push({ stream, text });
+    } else {
+      // A suite's or module's own output, or a late line from a finished test.
+      this.sink.send({ ev: 'output', id: node.kind === 'test' ? node.parentId : node.id, stream, text });
+    }
+  }
+
+  onTestRunEnd(modules, unhandledErrors) {
+    if (!this.sink) return;
+    // vitest 3 never ends a module that failed to load.
+    for (const module of modules || []) if (this.nodes.has(module.id)) this.fileNode(module);
+    for (const node of this.nodes.values()) if (node.kind === 'file' && !node.done) this.endModule(node.module);
+    (unhandledErrors || []).forEach((err, i) => {
+      const name = 'Unhandled error';
+      const id = JSON.stringify(['', name, i]);
+      const node = { ev: 'test', id, name, kind: 'test' };
+      if (err && typeof err.VITEST_TEST_PATH === 'string' && path.isAbsolute(err.VITEST_TEST_PATH)) node.file = err.VITEST_TEST_PATH;
+      this.sink.send(node);
+      const failure = describeErrors([err]);
+      const origin = [];
+      if (err && err.VITEST_TEST_PATH) origin.push(`This error originated in "${err.VITEST_TEST_PATH}".`);
+      if (err && err.VITEST_TEST_NAME) origin.push(`The latest test that might have caused it is "${err.VITEST_TEST_NAME}".`);
+      if (origin.length) failure.details += `\n\n${origin.join(' ')}`;
+      this.sink.send({ ev: 'finished', id, duration_ms: 0, ...failure });
+    });
+  }
+
+  endModule(module) {
+    const file = this.fileNode(module);
+    if (file.done) return;
+    this.settleVictims(module.id);
+    this.hookFailures(module, file);
+    file.done = true;
+    this.sink.send({ ev: 'suite_done', id: file.id });
+  }
+
+  /** Declares (once) and returns the file node of a module. */
+  fileNode(module) {
+    let node = this.nodes.get(module.id);
+    if (node) {
+      node.module = module; // vitest 3 queues a placeholder module object
+      return node;
+    }
+    const file = module.moduleId;
+    const project = module.project && module.project.name;
+    let name = path.relative(this.root, file).split(path.sep).join('/') || file;
+    let id = file;
+    if (project) {
+      // One file may run in several projects; keep their nodes apart.
+      name = `[${project}] ${name}`;
+      id = JSON.stringify([project, file]);
+    }
+    node = { id, kind: 'file', file, fileId: id, titles: [], done: false, module };
+    this.nodes.set(module.id, node);
+    this.sink.send({ ev: 'suite', id, name, kind: 'file', file, hint: `file://${file}` });
+    return node;
+  }
+
+  /** Declares the suites and tests under a module or suite, depth first. */
+  declareChildren(parent, parentNode) {
+    for (const child of parent.children) {
+      if (this.nodes.has(child.id)) continue;
+      const titles = [...parentNode.titles, child.name];
+      const common = { parent: parentNode.id, name: child.name, file: parentNode.file };
+      if (child.location && child.location.line) common.line = child.location.line;
+      if (child.type === 'suite') {
+        const id = JSON.stringify([parentNode.fileId, ...titles]);
+        const node = { id, kind: 'suite', file: parentNode.file, fileId: parentNode.fileId, titles, done: false };
+        this.nodes.set(child.id, node);
+        this.sink.send({ ev: 'suite', id, ...common, kind: 'suite', hint: `suite://${locationPath([node.file, ...titles])}` });
+        this.declareChildren(child, node);
+      } else if (child.type === 'test') {
+        if (this.isFilteredOut(child, titles)) continue;
+        const key = JSON.stringify([parentNode.fileId, ...titles]);
+        const n = this.counters.get(key) || 0;
+        this.counters.set(key, n + 1);
+        const id = JSON.stringify([parentNode.fileId, ...titles, n]);
+        this.nodes.set(child.id, { id, kind: 'test', parentId: parentNode.id, file: parentNode.file, titles, started: false, done: false, logs: [] });
+        this.sink.send({ ev: 'test', id, ...common, kind: 'test', hint: `test://${locationPath([parentNode.file, ...titles])}` });
+      }
+    }
+  }
+
+  isFilteredOut(test, titles) {
+    if (!this.nameFilter || !test.options || test.options.mode !== 'skip') return false;
+    this.nameFilter.lastIndex = 0;
+    return !this.nameFilter.test(titles.join(this.separator));
+  }
+
+  flushPendingLogs() {
+    for (const [taskId, logs] of this.pendingLogs) {
+      const node = this.nodes.get(taskId);
+      if (!node) continue;
+      this.pendingLogs.delete(taskId);
+      if (node.kind === 'test' && !node.done) node.logs.push(...logs);
+      else for (const { stream, text } of logs) this.sink.send({ ev: 'output', id: node.kind === 'test' ? node.parentId : node.id, stream, text });
+    }
+  }
+
+  finishTest(test, node, result, hookErrors) {
+    node.done = true;
+    this.victims.delete(test.id);
+    for (const { stream, text } of node.logs) this.sink.send({ ev: 'output', id: node.id, stream, text });
+    node.logs = [];
+    const diagnostic = typeof test.diagnostic === 'function' ? test.diagnostic() : undefined;
+    const event = { ev: 'finished', id: node.id, outcome: 'passed', duration_ms: wholeMs(diagnostic && diagnostic.duration) };
+    const mode = test.options && test.options.mode;
+    if (hookErrors) {
+      Object.assign(event, describeErrors(hookErrors));
+    } else if (result.state === 'failed') {
+      Object.assign(event, describeErrors(result.errors || []));
+    } else if (result.state === 'skipped' && mode === 'todo') {
+      Object.assign(event, { outcome: 'todo', message: `Todo '${test.name}'` });
+    } else if (result.state === 'skipped') {
+      event.outcome = 'skipped';
+      if (result.note) event.message = result.note;
+    } else if (result.state !== 'passed') {
+      event.outcome = 'skipped'; // still pending when its module ended: never ran
+    }
+    this.sink.send(event);
+  }
+
+  /**
+   * Finishes the tests waiting under `ownerId` (a suite or module that just
+   * reported): with the first errors found on their ancestors, else skipped.
+   */
+  settleVictims(ownerId) {
+    for (const test of [...this.victims.values()]) {
+      let owned = false;
+      let errors = null;
+      for (let e = test.parent; e; e = e.type === 'module' ? undefined : e.parent) {
+        if (e.id === ownerId) owned = true;
+        const found = typeof e.errors === 'function' ? e.errors() : [];
+        if (!errors && found && found.length) errors = found;
+      }
+      if (!owned) continue;
+      const node = this.nodes.get(test.id);
+      if (!node.usedErrors) node.usedErrors = errors;
+      this.finishTest(test, node, test.result(), errors || undefined);
+      if (errors) (this.blamed || (this.blamed = new Set())).add(errors);
+    }
+  }
+
+  /**
+   * Errors of a suite or module that no test carries: an afterAll failure
+   * (a test `afterAll hook`), or a module that failed to load (a test named
+   * after the error).
+   */
+  hookFailures(entity, node) {
+    const errors = typeof entity.errors === 'function' ? entity.errors() : [];
+    if (!errors || !errors.length || (this.blamed && this.blamed.has(errors))) return;
+    const loadFailure = node.kind === 'file' && (node.collectFailed || entity.children.size === 0);
+    const groups = loadFailure ? errors.map((e) => [e]) : [errors];
+    groups.forEach((group, i) => {
+      const name = loadFailure ? (group[0] && group[0].name) || 'Error' : 'afterAll hook';
+      const titles = [...node.titles, name];
+      const id = JSON.stringify([node.fileId, ...titles, -1 - i]);
+      this.sink.send({ ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${locationPath([node.file, ...titles])}` });
+      this.sink.send({ ev: 'finished', id, duration_ms: 0, ...describeErrors(group) });
+    });
+  }
+}
+
+/** The project's vitest version, when the API does not say. */
+function vitestVersion(root) {
+  try {
+    const require = createRequire(path.join(root, 'package.json'));
+    return require('vitest/package.json').version;
+  } catch {
+    return undefined;
+  }
+}
