@@ -101,8 +101,8 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         raw: raw.raw.clone(),
         collect_only: raw.collect_only,
         test_timeout: raw.timeout,
-        python: raw.python.clone(),
-        node: raw.node.clone(),
+        python: raw.python.as_deref().map(absolute_program),
+        node: raw.node.as_deref().map(absolute_program),
     };
     let launch = framework.launch(&request)?;
     let mut pipeline = Pipeline::new(&config.output, out).map_err(RunError::Output)?;
@@ -141,6 +141,16 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         return Ok(quiet_exit());
     }
     Ok(state.exit_code(ending, &summary, framework, raw.collect_only))
+}
+
+/// A program given as a path is made absolute (the framework runs in the
+/// project folder); a bare name is left for PATH lookup.
+fn absolute_program(program: &std::path::Path) -> PathBuf {
+    if program.components().count() > 1 {
+        std::path::absolute(program).unwrap_or_else(|_| program.to_path_buf())
+    } else {
+        program.to_path_buf()
+    }
 }
 
 /// The consumer closed our stdout (an IDE stopping the run): no noise.

@@ -126,7 +126,18 @@ impl Framework for Pytest {
         if request.collect_only && !raw.iter().any(|a| a == "--collect-only" || a == "--co") {
             shown.push("--collect-only".into());
         }
-        shown.extend(raw.iter().cloned());
+        // As PyCharm does on pytest >= 6: the tree carries every result, so
+        // pytest's header, summary and verbose lines would only repeat it.
+        // `--jb-show-summary` (PyCharm's switch) or any verbosity flag keeps them.
+        let show_summary = raw.iter().any(|a| a == "--jb-show-summary");
+        let chooses_verbosity = raw.iter().any(|a| {
+            matches!(a.as_str(), "-v" | "-vv" | "-vvv" | "--verbose" | "-q" | "-qq" | "--quiet")
+                || a.starts_with("--verbosity")
+        });
+        if !show_summary && !chooses_verbosity {
+            shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
+        }
+        shown.extend(raw.iter().filter(|a| *a != "--jb-show-summary").cloned());
         for path in &request.paths {
             shown.push(path.to_string_lossy().into_owned());
         }
