@@ -63,25 +63,19 @@ pub fn escape_into(value: &str, out: &mut String) {
     // character, so the slices below always fall on char boundaries.
     let mut copied = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let (escape, width) = match bytes[i] {
-            b'\'' => ("|'", 1),
-            b'|' => ("||", 1),
-            b'\n' => ("|n", 1),
-            b'\r' => ("|r", 1),
-            b'[' => ("|[", 1),
-            b']' => ("|]", 1),
-            // U+0085 is C2 85 in UTF-8.
-            0xC2 if bytes.get(i + 1) == Some(&0x85) => ("|x", 2),
-            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-            0xE2 if bytes.get(i + 1) == Some(&0x80) => match bytes.get(i + 2) {
-                Some(0xA8) => ("|l", 3),
-                Some(0xA9) => ("|p", 3),
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            },
+    while let Some(found) = bytes[i..].iter().position(|&b| MAY_ESCAPE[usize::from(b)]) {
+        i += found;
+        let (escape, width) = match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'\'', _, _) => ("|'", 1),
+            (b'|', _, _) => ("||", 1),
+            (b'\n', _, _) => ("|n", 1),
+            (b'\r', _, _) => ("|r", 1),
+            (b'[', _, _) => ("|[", 1),
+            (b']', _, _) => ("|]", 1),
+            // U+0085 is C2 85 in UTF-8; U+2028 and U+2029 are E2 80 A8/A9.
+            (0xC2, Some(0x85), _) => ("|x", 2),
+            (0xE2, Some(0x80), Some(0xA8)) => ("|l", 3),
+            (0xE2, Some(0x80), Some(0xA9)) => ("|p", 3),
             _ => {
                 i += 1;
                 continue;
@@ -94,6 +88,18 @@ pub fn escape_into(value: &str, out: &mut String) {
     }
     out.push_str(&value[copied..]);
 }
+
+/// Bytes that are, or may start, a character [`escape_into`] escapes.
+const MAY_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = [b'\'', b'|', b'\n', b'\r', b'[', b']', 0xC2, 0xE2];
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Reverses [`escape`], also decoding `|0xNNNN` (UTF-16 units; surrogate pairs join).
 ///

@@ -27,7 +27,8 @@
 //! ```
 #![deny(missing_docs)]
 
-mod convert;
+mod decode;
+mod encode;
 mod escape;
 mod message;
 mod model;

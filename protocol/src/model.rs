@@ -5,7 +5,7 @@
 //! shape. Attribute keys are the camelCase TeamCity/IntelliJ names, written in
 //! each field's doc. Attributes the model does not name are kept, in order, in
 //! each struct's `extra`, so converting a [`Message`] to the model and back
-//! loses nothing. Conversions live in `convert.rs`.
+//! loses nothing. Conversions live in `decode.rs` and `encode.rs`.
 use crate::Message;
 
 /// Attributes that are kept as they came: `(key, value)` in stream order.
