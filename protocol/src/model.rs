@@ -278,14 +278,33 @@ pub struct BuildStatisticValue {
 /// `Message::from(&service_message)`; read one with
 /// [`ServiceMessage::from_message`].
 ///
-/// Attributes are written in a fixed order: the [`TestNode`] attributes first
-/// (`name`, `nodeId`, `parentNodeId`, `flowId`, `locationHint`, `metainfo`),
-/// then the message's own attributes in the order its struct declares them
-/// (`captureStandardOutput`; `duration`; `message`, `details`, `expected`,
-/// `actual`, `expectedFile`, `actualFile`, `type`, `error`; `message`,
-/// `details`, `stopped`; `out`; `count`, `flowId`; `durationStrategy`;
-/// `enabled`; …), then `extra` in its own order. Absent options are not
-/// written.
+/// Attributes are written in this fixed order, followed by `extra` in its
+/// own order; absent options are not written. *node* stands for the
+/// [`TestNode`] attributes `name nodeId parentNodeId flowId locationHint
+/// metainfo`.
+///
+/// | message | attributes |
+/// | --- | --- |
+/// | `testSuiteStarted` `testSuiteFinished` `suiteTreeStarted` `suiteTreeNode` `suiteTreeEnded` | *node* |
+/// | `testStarted` | *node* `captureStandardOutput` |
+/// | `testFinished` | *node* `duration` |
+/// | `testFailed` | *node* `message details expected actual expectedFile actualFile type error` |
+/// | `testIgnored` | *node* `message details stopped` |
+/// | `testStdOut` `testStdErr` | *node* `out` |
+/// | `testMetadata` | `testName name type value flowId` |
+/// | `testCount` | `count flowId` |
+/// | `enteredTheMatrix` | `durationStrategy` |
+/// | `testingStarted` `testingFinished` | (only `extra`) |
+/// | `testRetrySupport` | `enabled` |
+/// | `flowStarted` | `flowId parent` |
+/// | `flowFinished` | `flowId` |
+/// | `blockOpened` | `name description flowId subTestResult` |
+/// | `blockClosed` | `name flowId` |
+/// | `message` | `text status errorDetails flowId` |
+/// | `buildProblem` | `description identity flowId` |
+/// | `buildStatisticValue` | `key value flowId` |
+/// | `progressMessage` | single value |
+/// | other | the [`Message`] as it is |
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServiceMessage {
     /// `testSuiteStarted`.

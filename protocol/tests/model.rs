@@ -419,3 +419,192 @@ fn node_attributes_are_found_on_every_test_and_suite_message() {
         ]
     );
 }
+
+/// Every optional field set, so every key is written.
+fn full_node() -> TestNode {
+    TestNode {
+        name: Some("n".into()),
+        node_id: Some("2".into()),
+        parent_node_id: Some("1".into()),
+        flow_id: Some("f".into()),
+        location_hint: Some("l".into()),
+        metainfo: Some("m".into()),
+    }
+}
+
+fn s(value: &str) -> Option<String> {
+    Some(value.to_owned())
+}
+
+#[test]
+fn every_variant_writes_attributes_in_the_documented_order() {
+    use ServiceMessage as S;
+    const NODE: &str = "name nodeId parentNodeId flowId locationHint metainfo";
+    let extra = || vec![("zExtra".to_owned(), "e".to_owned())];
+    let nm = || NodeMessage {
+        node: full_node(),
+        extra: extra(),
+    };
+    let out = || TestOutput {
+        node: full_node(),
+        out: "o".into(),
+        extra: extra(),
+    };
+    let cases: Vec<(ServiceMessage, String)> = vec![
+        (S::TestSuiteStarted(nm()), NODE.into()),
+        (S::TestSuiteFinished(nm()), NODE.into()),
+        (S::SuiteTreeStarted(nm()), NODE.into()),
+        (S::SuiteTreeNode(nm()), NODE.into()),
+        (S::SuiteTreeEnded(nm()), NODE.into()),
+        (
+            S::TestStarted(TestStarted {
+                node: full_node(),
+                capture_standard_output: Some(false),
+                extra: extra(),
+            }),
+            format!("{NODE} captureStandardOutput"),
+        ),
+        (
+            S::TestFinished(TestFinished {
+                node: full_node(),
+                duration: Some(1),
+                extra: extra(),
+            }),
+            format!("{NODE} duration"),
+        ),
+        (
+            S::TestFailed(TestFailed {
+                node: full_node(),
+                message: s("m"),
+                details: s("d"),
+                expected: s("e"),
+                actual: s("a"),
+                expected_file: s("ef"),
+                actual_file: s("af"),
+                failure_type: s("comparisonFailure"),
+                error: s("yes"),
+                extra: extra(),
+            }),
+            format!("{NODE} message details expected actual expectedFile actualFile type error"),
+        ),
+        (
+            S::TestIgnored(TestIgnored {
+                node: full_node(),
+                message: s("m"),
+                details: s("d"),
+                stopped: Some(true),
+                extra: extra(),
+            }),
+            format!("{NODE} message details stopped"),
+        ),
+        (S::TestStdOut(out()), format!("{NODE} out")),
+        (S::TestStdErr(out()), format!("{NODE} out")),
+        (
+            S::TestMetadata(TestMetadata {
+                test_name: s("t"),
+                name: s("n"),
+                metadata_type: s("ms"),
+                value: "1".into(),
+                flow_id: s("f"),
+                extra: extra(),
+            }),
+            "testName name type value flowId".into(),
+        ),
+        (
+            S::TestCount(TestCount {
+                count: 3,
+                flow_id: s("f"),
+                extra: extra(),
+            }),
+            "count flowId".into(),
+        ),
+        (
+            S::EnteredTheMatrix(EnteredTheMatrix {
+                duration_strategy: s("manual"),
+                extra: extra(),
+            }),
+            "durationStrategy".into(),
+        ),
+        (S::TestingStarted(Marker { extra: extra() }), String::new()),
+        (S::TestingFinished(Marker { extra: extra() }), String::new()),
+        (
+            S::TestRetrySupport(TestRetrySupport {
+                enabled: true,
+                extra: extra(),
+            }),
+            "enabled".into(),
+        ),
+        (
+            S::FlowStarted(FlowStarted {
+                flow_id: "f".into(),
+                parent: s("p"),
+                extra: extra(),
+            }),
+            "flowId parent".into(),
+        ),
+        (
+            S::FlowFinished(FlowFinished {
+                flow_id: "f".into(),
+                extra: extra(),
+            }),
+            "flowId".into(),
+        ),
+        (
+            S::BlockOpened(BlockOpened {
+                name: "b".into(),
+                description: s("d"),
+                flow_id: s("f"),
+                sub_test_result: s("Success"),
+                extra: extra(),
+            }),
+            "name description flowId subTestResult".into(),
+        ),
+        (
+            S::BlockClosed(BlockClosed {
+                name: "b".into(),
+                flow_id: s("f"),
+                extra: extra(),
+            }),
+            "name flowId".into(),
+        ),
+        (
+            S::Message(LogMessage {
+                text: "t".into(),
+                status: s("ERROR"),
+                error_details: s("d"),
+                flow_id: s("f"),
+                extra: extra(),
+            }),
+            "text status errorDetails flowId".into(),
+        ),
+        (
+            S::BuildProblem(BuildProblem {
+                description: "d".into(),
+                identity: s("i"),
+                flow_id: s("f"),
+                extra: extra(),
+            }),
+            "description identity flowId".into(),
+        ),
+        (
+            S::BuildStatisticValue(BuildStatisticValue {
+                key: "k".into(),
+                value: "1".into(),
+                flow_id: s("f"),
+                extra: extra(),
+            }),
+            "key value flowId".into(),
+        ),
+    ];
+    for (typed, keys) in cases {
+        let message = Message::from(&typed);
+        assert_eq!(message.name, typed.name());
+        let written: Vec<&str> = message.attrs().iter().map(|(k, _)| k.as_str()).collect();
+        let expected: Vec<&str> = keys.split_whitespace().chain(["zExtra"]).collect();
+        assert_eq!(written, expected, "{}", typed.name());
+    }
+    assert_eq!(
+        Message::from(ServiceMessage::ProgressMessage("p".into())),
+        Message::single("progressMessage", "p")
+    );
+}
