@@ -5,6 +5,15 @@
 //! `##teamcity[name key='value' key2='value2']`. This crate knows nothing about
 //! processes or files; it is usable by any producer or consumer of the stream.
 //!
+//! - [`escape`] / [`unescape`]: the value escaping table.
+//! - [`Message`]: an untyped message (name plus a value or ordered attributes).
+//! - [`ServiceMessage`]: the typed view of the test-reporting messages, with
+//!   conversions both ways that keep unknown attributes.
+//! - [`Writer`]: writes messages and pass-through text over any `io::Write`,
+//!   each message on its own line.
+//! - [`Parser`]: a push parser fed arbitrary byte chunks, yielding text,
+//!   messages and errors.
+//!
 //! ```
 //! use tcrunner_protocol::{Message, Parser, ParseEvent, Writer};
 //!

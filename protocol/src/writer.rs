@@ -2,10 +2,12 @@
 //!
 //! TeamCity and IntelliJ only recognise a message that has a line to itself
 //! (IntelliJ trims the line and then requires it to *be* a message), so
-//! [`Writer::message`] ends any open text line first. Each message is built in
-//! one reusable buffer and handed to the inner writer with a single
-//! `write_all`, so a message is never interleaved with other output written to
-//! the same file descriptor by whole writes.
+//! [`Writer::message`] ends any open text line first. Each message, with that
+//! newline, is built in one reusable buffer and handed to the inner writer
+//! with a single `write_all`: no allocation per message once the buffer has
+//! grown, and, on an unbuffered pipe, usually one system call, so other
+//! writers to the same pipe are unlikely to land inside it (a pipe only
+//! guarantees that for writes up to `PIPE_BUF` bytes).
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
