@@ -274,9 +274,10 @@ impl Tree {
         for child in children {
             self.close_if_done(child, out)?;
         }
-        let live = &self.live[&id];
-        if !live.done || !live.children.is_empty() {
-            return Ok(());
+        // Closing the last child may already have closed this suite.
+        match self.live.get(&id) {
+            Some(live) if live.children.is_empty() => {}
+            _ => return Ok(()),
         }
         let live = self.live.remove(&id).expect("checked");
         self.open_by_source.remove(&live.source);
@@ -369,6 +370,44 @@ mod tests {
         assert_eq!(
             log,
             ["start d 1<0", "start f 2<1", "start a 3<2", "end 3 Passed", "close 2", "close 1"]
+        );
+    }
+
+    #[test]
+    fn a_done_file_closes_its_finished_describe_blocks_first() {
+        let log = run(
+            0,
+            vec![
+                suite("f", None, NodeKind::File),
+                suite("f/d", Some("f"), NodeKind::Suite),
+                suite("f/d/e", Some("f/d"), NodeKind::Suite),
+                test("f/d/e/t", "f/d/e"),
+                test("f/d/u", "f/d"),
+                finished("f/d/e/t", Outcome::Passed),
+                finished("f/d/u", Outcome::Passed),
+                TestEvent::SuiteDone { id: "f".into() },
+                test("f/later", "f"),
+                finished("f/later", Outcome::Passed),
+            ],
+        );
+        assert_eq!(
+            log,
+            [
+                "start f 1<0",
+                "start d 2<1",
+                "start e 3<2",
+                "start t 4<3",
+                "end 4 Passed",
+                "start u 5<2",
+                "end 5 Passed",
+                "close 3",
+                "close 2",
+                "close 1",
+                "start f 6<0",
+                "start later 7<6",
+                "end 7 Passed",
+                "close 6"
+            ]
         );
     }
 
