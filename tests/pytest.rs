@@ -1,0 +1,300 @@
+//! The real binary on real pytest (8 and 9) against the fixture project in
+//! tests/fixtures/pytest, whose expected outcomes are written once in
+//! expected.json; every stream is checked with `tcrunner check`, and the
+//! verdicts are compared with pytest's own JUnit report of the same run.
+mod util;
+
+use std::collections::BTreeMap;
+
+use util::{assert_clean, messages, output, path, python, tcrunner, tests_by_path, TestOutcome};
+
+const FIXTURE: &str = "tests/fixtures/pytest";
+
+/// Runs tcrunner on the fixture; returns (exit code, stdout).
+fn run(version: u32, args: &[&str]) -> (i32, Vec<u8>) {
+    let project = path(FIXTURE);
+    let python = python(version);
+    let mut all = vec!["--project", project.to_str().unwrap(), "--python", python.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = output(&mut tcrunner(&all));
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+/// Splits a pytest node id on `::` outside brackets, and the file part on `/`.
+fn id_to_path(id: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    let bytes = id.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                parts.push(id[start..i].to_owned());
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(id[start..].to_owned());
+    let file = parts.remove(0);
+    file.split('/').map(str::to_owned).chain(parts).collect()
+}
+
+/// The IDE's three verdicts from our outcome names.
+fn verdict(outcome: &str) -> &'static str {
+    match outcome {
+        "passed" | "xpass" => "passed",
+        "failed" => "failed",
+        "error" => "error",
+        "skipped" | "xfail" | "todo" => "ignored",
+        other => panic!("unknown outcome {other} in the model"),
+    }
+}
+
+/// The model's tests for this run, keyed like [`tests_by_path`].
+fn model(version: u32, doctests: bool) -> BTreeMap<String, serde_json::Value> {
+    let model = util::json(&path(&format!("{FIXTURE}/expected.json")));
+    let mut tests = BTreeMap::new();
+    for (id, spec) in model["tests"].as_object().unwrap() {
+        let only: Vec<&str> =
+            spec["only"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+        if only.contains(&"pytest9") && version < 9 || only.contains(&"doctest-modules") && !doctests {
+            continue;
+        }
+        let mut spec = spec.clone();
+        if version < 9 {
+            if let Some(over) = spec.get("pytest8").cloned() {
+                for (k, v) in over.as_object().unwrap() {
+                    spec[k] = v.clone();
+                }
+            }
+        }
+        let mut components = id_to_path(id);
+        if components.last().is_some_and(|c| c == "<collection>") {
+            let word = if spec["outcome"] == "skipped" { "skipped" } else { "error" };
+            *components.last_mut().unwrap() = format!("<collection {word}>");
+        }
+        tests.insert(components.join(" > "), spec);
+    }
+    tests
+}
+
+fn assert_matches_model(found: &BTreeMap<String, TestOutcome>, model: &BTreeMap<String, serde_json::Value>) {
+    let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
+    let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "missing from the stream: {missing:#?}\nnot in the model: {extra:#?}");
+    for (key, spec) in model {
+        let got = &found[key];
+        let want = verdict(spec["outcome"].as_str().unwrap());
+        assert_eq!(got.verdict, want, "{key}: verdict ({got:?})");
+        // A pass carries no message in the stream (an xpass's reason is pytest's only).
+        if let Some(message) = spec["message"].as_str().filter(|_| want != "passed") {
+            assert_eq!(got.message.as_deref(), Some(message), "{key}: message");
+        }
+        let expected = spec["expected"].as_str();
+        let actual = spec["actual"].as_str();
+        assert_eq!(got.expected.as_deref(), expected, "{key}: expected");
+        assert_eq!(got.actual.as_deref(), actual, "{key}: actual");
+    }
+}
+
+fn outcomes_match_the_model(version: u32) {
+    let (code, stream) = run(version, &[]);
+    assert_eq!(code, 1, "tests fail on purpose: pytest's exit code 1");
+    assert_clean(&stream);
+    assert_matches_model(&tests_by_path(&stream), &model(version, false));
+}
+
+#[test]
+fn pytest9_outcomes_match_the_model() {
+    outcomes_match_the_model(9);
+}
+
+#[test]
+fn pytest8_outcomes_match_the_model() {
+    outcomes_match_the_model(8);
+}
+
+#[test]
+fn doctests_run_with_doctest_modules() {
+    let (code, stream) = run(9, &["--", "--doctest-modules"]);
+    assert_eq!(code, 1);
+    assert_clean(&stream);
+    assert_matches_model(&tests_by_path(&stream), &model(9, true));
+}
+
+#[test]
+fn xdist_workers_interleave_into_the_same_verdicts() {
+    let (code, stream) = run(9, &["--", "-n", "2"]);
+    assert_eq!(code, 1);
+    assert_clean(&stream);
+    let found = tests_by_path(&stream);
+    let model = model(9, false);
+    // xdist reports collection problems per worker, and its controller sees
+    // test ids only: compare every test the model has outside collectors.
+    for (key, spec) in model.iter().filter(|(k, _)| !k.contains("<collection")) {
+        let got = found.get(key).unwrap_or_else(|| panic!("{key} missing under xdist"));
+        assert_eq!(got.verdict, verdict(spec["outcome"].as_str().unwrap()), "{key}");
+    }
+}
+
+#[test]
+fn verdicts_agree_with_pytests_own_junit_report() {
+    let dir = std::env::temp_dir().join(format!("tcrunner-junit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let xml = dir.join("junit.xml");
+    let status = std::process::Command::new(python(9))
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors"])
+        .arg(format!("--junitxml={}", xml.display()))
+        .current_dir(path(FIXTURE))
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    let junit = std::fs::read_to_string(&xml).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let (_, stream) = run(9, &[]);
+    // Our tests keyed as JUnit's classname.name: folders and the module
+    // (without .py) and classes dotted, then the test name.
+    let mut ours: BTreeMap<String, String> = BTreeMap::new();
+    for (key, outcome) in tests_by_path(&stream) {
+        let parts: Vec<&str> = key.split(" > ").collect();
+        // The file is the first component with an extension (test_a.py, cases.yaml).
+        let Some(file_at) = parts.iter().position(|p| p.contains('.')) else { continue };
+        if parts.len() - file_at < 2 || key.contains("<collection") {
+            continue;
+        }
+        let mut dotted: Vec<String> = parts[..=file_at].iter().map(|p| p.trim_end_matches(".py").to_owned()).collect();
+        dotted.extend(parts[file_at + 1..].iter().map(|p| (*p).to_owned()));
+        let verdict = if outcome.verdict == "error" { "failed".to_owned() } else { outcome.verdict };
+        ours.insert(dotted.join("."), verdict);
+    }
+    let case = regex::Regex::new(r#"(?s)<testcase classname="([^"]*)" name="([^"]*)"[^>]*?(/>|>(.*?)</testcase>)"#).unwrap();
+    let mut compared = 0;
+    for c in case.captures_iter(&junit) {
+        let (classname, name) = (&c[1], unescape_xml(&c[2]));
+        if classname.is_empty() {
+            continue; // collection errors: named after the module, checked by the model test
+        }
+        let body = c.get(4).map_or("", |m| m.as_str());
+        let theirs = if body.contains("<failure") || body.contains("<error") {
+            "failed"
+        } else if body.contains("<skipped") {
+            "ignored"
+        } else {
+            "passed"
+        };
+        let key = format!("{classname}.{name}");
+        let Some(mine) = ours.get(&key) else {
+            panic!("pytest reported {key}, tcrunner did not; ours: {:#?}", ours.keys().collect::<Vec<_>>())
+        };
+        assert_eq!(mine, theirs, "{key}");
+        compared += 1;
+    }
+    assert!(compared >= 40, "only {compared} JUnit test cases compared");
+}
+
+fn unescape_xml(text: &str) -> String {
+    text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&")
+}
+
+#[test]
+fn targets_of_every_form_select_exactly_their_tests() {
+    let cases: &[(&str, &[&str])] = &[
+        ("tests/test_basic.py::test_add", &["tests > test_basic.py > test_add"]),
+        (
+            "tests/unit/test_classes.py::TestOuter.TestInner.test_inner",
+            &["tests > unit > test_classes.py > TestOuter > TestInner > test_inner"],
+        ),
+        ("tests/unit/test_params.py::test_eval[6*9-42]", &["tests > unit > test_params.py > test_eval[6*9-42]"]),
+        ("tests.test_basic.test_add", &["tests > test_basic.py > test_add"]),
+    ];
+    for (target, want) in cases {
+        let (_, stream) = run(9, &["--target", target]);
+        assert_clean(&stream);
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(&found, want, "--target {target}");
+    }
+}
+
+#[test]
+fn paths_select_a_file_or_a_folder() {
+    let (_, stream) = run(9, &["--path", "tests/unit/test_classes.py"]);
+    assert_clean(&stream);
+    let found = tests_by_path(&stream);
+    assert_eq!(found.len(), 4, "{found:#?}");
+    assert!(found.keys().all(|k| k.starts_with("tests > unit > test_classes.py > ")));
+
+    let (_, stream) = run(9, &["--path", "tests/unit"]);
+    assert_clean(&stream);
+    let found = tests_by_path(&stream);
+    assert!(found.len() > 10 && found.keys().all(|k| k.starts_with("tests > unit > ")), "{found:#?}");
+}
+
+#[test]
+fn offset_moves_every_id_and_raw_args_reach_pytest() {
+    let (code, stream) = run(9, &["--offset", "100", "--path", "tests/test_basic.py", "--", "-k", "add"]);
+    assert_eq!(code, 0, "only test_add is selected and it passes");
+    // Embedded as an outer runner would embed it: node 100 is the outer's.
+    let mut embedded = b"##teamcity[testSuiteStarted nodeId='100' parentNodeId='0' name='outer']\n".to_vec();
+    let text = String::from_utf8_lossy(&stream).replace(
+        "##teamcity[testingFinished]",
+        "##teamcity[testSuiteFinished nodeId='100']\n##teamcity[testingFinished]",
+    );
+    embedded.extend_from_slice(text.as_bytes());
+    assert_clean(&embedded);
+    let msgs = messages(&stream);
+    let first = msgs.iter().find(|m| m.name == "testSuiteStarted").unwrap();
+    assert_eq!((first.get("nodeId"), first.get("parentNodeId")), (Some("101"), Some("100")));
+    let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+    assert_eq!(found, ["tests > test_basic.py > test_add"]);
+}
+
+#[test]
+fn launch_line_names_the_arguments_and_folder() {
+    let (_, stream) = run(9, &["--target", "tests/test_basic.py::test_add", "--", "-x"]);
+    let text = String::from_utf8_lossy(&stream);
+    let line = text.lines().find(|l| l.starts_with("Launching pytest with arguments")).expect("launch line");
+    assert!(line.ends_with(&format!("-x tests/test_basic.py::test_add in {}", path(FIXTURE).display())), "{line}");
+}
+
+#[test]
+fn the_teamcity_dialect_reports_the_same_verdicts_by_name() {
+    let (code, stream) = run(9, &["--format", "teamcity"]);
+    assert_eq!(code, 1);
+    assert_clean(&stream);
+    let msgs = messages(&stream);
+    assert!(msgs.iter().all(|m| m.get("nodeId").is_none()), "no ids in the teamcity dialect");
+    let count = |name: &str| msgs.iter().filter(|m| m.name == name).count();
+    let model = model(9, false);
+    let failed = model.values().filter(|s| matches!(verdict(s["outcome"].as_str().unwrap()), "failed" | "error")).count();
+    let ignored = model.values().filter(|s| verdict(s["outcome"].as_str().unwrap()) == "ignored").count();
+    assert_eq!(count("testFailed"), failed);
+    assert_eq!(count("testIgnored"), ignored);
+    assert_eq!(count("testStarted"), model.len());
+    assert!(msgs.iter().filter(|m| m.name == "testSuiteStarted").all(|m| !m.get("name").unwrap().starts_with('/')));
+}
+
+#[test]
+fn what_to_run_errors_are_one_line_with_documented_codes() {
+    let cases: &[(&[&str], i32, &str)] = &[
+        (&["--path", "tests", "--target", "tests/test_basic.py::test_add"], 64, "--target"),
+        (&["--target", "nope.module.Class"], 64, "--target nope.module.Class"),
+        (&["--path", "no/such/dir"], 66, "--path no/such/dir"),
+    ];
+    for (args, code, mention) in cases {
+        let project = path(FIXTURE);
+        let python = python(9);
+        let mut all = vec!["--project", project.to_str().unwrap(), "--python", python.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let out = output(&mut tcrunner(&all));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: one line: {stderr}");
+        assert!(stderr.starts_with("tcrunner: ") && stderr.contains(mention), "{args:?}: {stderr}");
+    }
+}
