@@ -50,7 +50,6 @@ impl TreeMsg {
 pub(crate) struct Checker {
     violations: Violations,
     messages: u64,
-    last_line: u64,
     /// The mode and the line of the tree message that decided it.
     mode: Option<(Mode, u64)>,
     ids: IdTree,
@@ -73,7 +72,6 @@ impl Checker {
         Checker {
             violations: Violations::default(),
             messages: 0,
-            last_line: 1,
             mode: None,
             ids: IdTree::default(),
             names: NameTree::default(),
@@ -108,15 +106,14 @@ impl Checker {
         }
     }
 
-    /// Plain text is always allowed; it only moves the line count on.
+    /// Plain text is always allowed, on its own lines or around messages;
+    /// nothing in it is a violation (a malformed message comes as an error).
     pub(crate) fn text(&mut self, bytes: &[u8], position: Position) {
-        let _ = bytes;
-        self.last_line = self.last_line.max(position.line);
+        let _ = (bytes, position);
     }
 
     /// Something that starts like a message but is not one.
     pub(crate) fn parse_error(&mut self, error: &ParseError) {
-        self.last_line = self.last_line.max(error.position.line);
         self.violations
             .push(error.position.line, Rule::Syntax, error.problem.clone());
     }
@@ -125,7 +122,6 @@ impl Checker {
     pub(crate) fn message(&mut self, msg: &Message, position: Position) {
         let line = position.line;
         self.messages += 1;
-        self.last_line = self.last_line.max(line);
         self.attribute_rules(msg, line);
 
         let Some(kind) = TreeMsg::from_name(&msg.name) else {
