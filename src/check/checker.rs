@@ -45,11 +45,24 @@ impl TreeMsg {
     }
 }
 
+/// What the current line held so far, for IntelliJ's one-message-per-line
+/// rule: `ServiceMessageUtil.parse(line.trim())` reads a line only when,
+/// trimmed of every char up to U+0020, it is exactly one message.
+#[derive(Debug, Default)]
+struct LineState {
+    line: u64,
+    /// Something other than blank text (or a message) came on this line.
+    busy: bool,
+    /// The line's first message, alone so far: it is lost if anything follows.
+    alone: Option<String>,
+}
+
 /// Validates one stream. Feed it every parse event in order, then `finish`.
 #[derive(Debug)]
 pub(crate) struct Checker {
     violations: Violations,
     messages: u64,
+    current: LineState,
     /// The mode and the line of the tree message that decided it.
     mode: Option<(Mode, u64)>,
     ids: IdTree,
@@ -72,6 +85,7 @@ impl Checker {
         Checker {
             violations: Violations::default(),
             messages: 0,
+            current: LineState::default(),
             mode: None,
             ids: IdTree::default(),
             names: NameTree::default(),
@@ -81,24 +95,32 @@ impl Checker {
         }
     }
 
-    /// Takes one event from [`Parser`].
+    /// Takes one event from [`Parser`]. Besides checking the message, this
+    /// applies the IDE's line rule: a message not alone on its line (other
+    /// text or another message before or after it) is a `mid-line message`.
+    /// The parser's own `mid_line` flag is not used: it counts only spaces and
+    /// tabs as blank, while the IDE trims every control character too.
     pub(crate) fn event(&mut self, event: &ParseEvent) {
         match event {
             ParseEvent::Text { bytes, position } => self.text(bytes, *position),
             ParseEvent::Message {
-                message,
-                position,
-                mid_line,
+                message, position, ..
             } => {
-                if *mid_line {
+                let line = position.line;
+                self.enter_line(line);
+                let preceded = self.current.busy;
+                self.line_content(line);
+                if preceded {
                     self.violations.push(
-                        position.line,
+                        line,
                         Rule::MidLine,
                         format!(
-                            "{} follows other text on its line; the IDE only parses a message that starts the line",
+                            "{} follows other text on its line; the IDE reads only a line that is one message",
                             message.name
                         ),
                     );
+                } else {
+                    self.current.alone = Some(message.name.clone());
                 }
                 self.message(message, *position);
             }
@@ -106,16 +128,45 @@ impl Checker {
         }
     }
 
-    /// Plain text is always allowed, on its own lines or around messages;
-    /// nothing in it is a violation (a malformed message comes as an error).
+    /// Plain text is always allowed on its own lines; next to a message on
+    /// the same line it makes that message unreadable for the IDE.
     pub(crate) fn text(&mut self, bytes: &[u8], position: Position) {
-        let _ = (bytes, position);
+        self.enter_line(position.line);
+        // Java's `String.trim()` drops every char up to U+0020.
+        if !bytes.iter().all(|&b| b <= b' ') {
+            self.line_content(position.line);
+        }
     }
 
     /// Something that starts like a message but is not one.
     pub(crate) fn parse_error(&mut self, error: &ParseError) {
+        self.enter_line(error.position.line);
+        self.line_content(error.position.line);
         self.violations
             .push(error.position.line, Rule::Syntax, error.problem.clone());
+    }
+
+    fn enter_line(&mut self, line: u64) {
+        if self.current.line != line {
+            self.current = LineState {
+                line,
+                busy: false,
+                alone: None,
+            };
+        }
+    }
+
+    /// Non-blank content on the current line: a message that stood alone on
+    /// it so far no longer does.
+    fn line_content(&mut self, line: u64) {
+        if let Some(name) = self.current.alone.take() {
+            self.violations.push(
+                line,
+                Rule::MidLine,
+                format!("{name} is followed by other text on its line; the IDE reads only a line that is one message"),
+            );
+        }
+        self.current.busy = true;
     }
 
     /// One well-formed message (whether or not it started its line).

@@ -2,7 +2,7 @@
 use tcrunner_protocol::{ParseError, Position};
 
 use super::support::{assert_clean, assert_found, check};
-use crate::check::{Checker, Mode, Rule};
+use crate::check::{check_bytes, Checker, Mode, Rule};
 
 #[test]
 fn empty_stream_is_clean() {
@@ -71,6 +71,48 @@ fn mid_line_messages_fire() {
 #[test]
 fn messages_at_line_start_do_not_fire_mid_line() {
     assert_clean("@testStarted name=a\n@testFinished name=a");
+}
+
+/// IntelliJ reads a line only when `line.trim()` is exactly one message:
+/// Java's trim drops every char up to U+0020, so blank and control
+/// characters around a message are fine, anything else loses it.
+#[test]
+fn the_ide_line_rule_through_the_parser() {
+    let fine =
+        b"  ##teamcity[testStarted name='a']  \r\n\x1b##teamcity[testFinished name='a']\x0c\n";
+    let report = check_bytes(fine);
+    assert!(report.is_clean(), "{:#?}", report.violations);
+    assert_eq!(report.tests.passed, 1);
+
+    let report = check_bytes(
+        b"##teamcity[testStarted name='a'] trailing words\n\
+          ##teamcity[testStdOut name='a' out='x']##teamcity[testFinished name='a']\n\
+          ##teamcity[testCount count='1'] ##teamcity[oops\n",
+    );
+    let found: Vec<_> = report
+        .violations
+        .iter()
+        .map(|v| (v.line, v.rule, v.detail.clone()))
+        .collect();
+    let followed =
+        "is followed by other text on its line; the IDE reads only a line that is one message";
+    let follows = "follows other text on its line; the IDE reads only a line that is one message";
+    assert_eq!(
+        found,
+        [
+            (1, Rule::MidLine, format!("testStarted {followed}")),
+            (2, Rule::MidLine, format!("testStdOut {followed}")),
+            (2, Rule::MidLine, format!("testFinished {follows}")),
+            (3, Rule::MidLine, format!("testCount {followed}")),
+            (
+                3,
+                Rule::Syntax,
+                "unterminated message: expected `]`".to_string()
+            ),
+        ]
+    );
+    // Still checked as the TeamCity agent reads them.
+    assert_eq!(report.tests.passed, 1);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! A tiny script format for streams, independent of the parser:
 //! one line per stream line (blank lines skipped, so line N is the Nth
 //! non-blank line); `@name k=v k='v w'` is a message, `@name 'value'` a
-//! single-value message, `~@…` the same message glued after other text;
+//! single-value message, `~@…` the same message glued after `PASSED `;
 //! anything else is plain text.
 use tcrunner_protocol::{Message, ParseEvent, Position};
 
@@ -19,6 +19,10 @@ pub(super) fn check(script: &str) -> Report {
             Some(spec) => (true, Some(spec)),
             None => (false, line.strip_prefix('@')),
         };
+        if mid_line {
+            let bytes = b"PASSED ".to_vec();
+            checker.event(&ParseEvent::Text { bytes, position });
+        }
         let event = match spec {
             Some(spec) => ParseEvent::Message {
                 message: message(spec),
