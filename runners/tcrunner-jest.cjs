@@ -19,6 +19,8 @@ const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u00
 // A stack frame line; JetBrains splits message and stack at the first one.
 const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
 
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /** The side channel, or null when tcrunner did not ask for events. */
 function openSink() {
   let fd = -1;
@@ -32,15 +34,21 @@ function openSink() {
   }
   if (!(fd >= 0)) return null;
   return {
-    send(event) {
+    /** Writes events as JSON lines in one write, so they arrive together. */
+    send(...events) {
       if (fd < 0) return;
-      const buf = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
+      let text = '';
+      for (const event of events) text += `${JSON.stringify(event)}\n`;
+      const buf = Buffer.from(text, 'utf8');
       let off = 0;
       while (off < buf.length) {
         try {
           off += fs.writeSync(fd, buf, off, buf.length - off);
         } catch (err) {
-          if (err && err.code === 'EAGAIN') continue;
+          if (err && err.code === 'EAGAIN') {
+            Atomics.wait(PAUSE, 0, 0, 1); // a non-blocking pipe is full: let tcrunner read
+            continue;
+          }
           fd = -1; // EPIPE, EBADF: tcrunner is gone; stay silent.
           return;
         }
@@ -238,9 +246,11 @@ class TcrunnerJestReporter {
     if (!this._sink) return;
     const file = this._fileOf(test.path);
     const line = file.lineOf(info.title);
-    const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line });
+    const out = [];
+    const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line }, out);
     entry.started = true;
-    this._sink.send({ ev: 'started', id: entry.id });
+    out.push({ ev: 'started', id: entry.id });
+    this._sink.send(...out);
   }
 
   onTestCaseResult(test, result) {
@@ -249,15 +259,18 @@ class TcrunnerJestReporter {
     const key = JSON.stringify([...result.ancestorTitles, result.title]);
     const entries = file.live.get(key) || [];
     // Results come in start order, so the first started-unfinished one is it.
+    const out = [];
     let entry = entries.find((e) => e.started && !e.finished);
-    if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location);
-    this._finish(file, entry, result);
+    if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location, out);
+    this._finish(entry, result, out);
+    this._sink.send(...out);
   }
 
   onTestFileResult(test, testResult) {
     if (!this._sink) return;
     const file = this._fileOf(test.path);
-    const send = (e) => this._sink.send(e);
+    const out = [];
+    const send = (e) => out.push(e);
     for (const entry of testResult.console || []) {
       const stream = entry.type === 'error' || entry.type === 'warn' ? 'stderr' : 'stdout';
       send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
@@ -277,9 +290,9 @@ class TcrunnerJestReporter {
         continue;
       }
       if (this._isFilteredOut(result)) continue;
-      const entry = this._newTest(file, result.ancestorTitles, result.title, result.location);
+      const entry = this._newTest(file, result.ancestorTitles, result.title, result.location, out);
       used.add(entry);
-      this._finish(file, entry, result);
+      this._finish(entry, result, out);
     }
     // Files that crashed: nothing ran, or something failed after the tests.
     const execError = testResult.testExecError;
@@ -291,6 +304,7 @@ class TcrunnerJestReporter {
       send({ ev: 'finished', id, duration_ms: 0, ...this._execFailure(execError, testResult.failureMessage) });
     }
     send({ ev: 'suite_done', id: file.id });
+    this._sink.send(...out);
     this._files.delete(file.file);
   }
 
@@ -311,15 +325,15 @@ class TcrunnerJestReporter {
     return state;
   }
 
-  /** Declares the describe chain and a new test; returns its live entry. */
-  _newTest(file, ancestors, title, location) {
+  /** Declares (into `out`) the describe chain and a new test; returns its live entry. */
+  _newTest(file, ancestors, title, location, out) {
     let parent = file.id;
     for (let i = 1; i <= ancestors.length; i++) {
       const id = JSON.stringify([file.file, ...ancestors.slice(0, i)]);
       if (!file.suites.has(id)) {
         file.suites.add(id);
         const names = ancestors.slice(0, i);
-        this._sink.send({
+        out.push({
           ev: 'suite', id, parent, name: ancestors[i - 1], kind: 'suite', file: file.file,
           hint: `suite://${locationPath([file.file, ...names])}`,
         });
@@ -335,14 +349,15 @@ class TcrunnerJestReporter {
       hint: `test://${locationPath([file.file, ...ancestors, title])}`,
     };
     if (location && location.line) node.line = location.line;
-    this._sink.send(node);
+    out.push(node);
     const entry = { id, started: false, finished: false, line: location ? location.line : undefined };
     if (!file.live.has(key)) file.live.set(key, []);
     file.live.get(key).push(entry);
     return entry;
   }
 
-  _finish(file, entry, result) {
+  /** Puts a test's `finished` event into `out`. */
+  _finish(entry, result, out) {
     entry.finished = true;
     if (entry.line === undefined && result.location) entry.line = result.location.line;
     const event = { ev: 'finished', id: entry.id, outcome: 'passed', duration_ms: wholeMs(result.duration) };
@@ -360,7 +375,7 @@ class TcrunnerJestReporter {
       default:
         Object.assign(event, describeFailure(result, this._rootDir));
     }
-    this._sink.send(event);
+    out.push(event);
   }
 
   _isFilteredOut(result) {

@@ -22,6 +22,8 @@ const STACK_FRAME = /^\s+at\s/;
 // Frames of vitest's own machinery, which vitest's reporters hide as well.
 const INTERNAL_FRAME = /[\\/]node_modules[\\/](?:vitest|@vitest|vite|vite-node|tinypool|tinyspy|chai)[\\/]|\(node:|^\s+at node:|^\s+at new Promise \(<anonymous>\)$/;
 
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /** The side channel, or null when tcrunner did not ask for events. */
 function openSink() {
   let fd = -1;
@@ -35,15 +37,21 @@ function openSink() {
   }
   if (!(fd >= 0)) return null;
   return {
-    send(event) {
+    /** Writes events as JSON lines in one write, so they arrive together. */
+    send(...events) {
       if (fd < 0) return;
-      const buf = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
+      let text = '';
+      for (const event of events) text += `${JSON.stringify(event)}\n`;
+      const buf = Buffer.from(text, 'utf8');
       let off = 0;
       while (off < buf.length) {
         try {
           off += fs.writeSync(fd, buf, off, buf.length - off);
         } catch (err) {
-          if (err && err.code === 'EAGAIN') continue;
+          if (err && err.code === 'EAGAIN') {
+            Atomics.wait(PAUSE, 0, 0, 1); // a non-blocking pipe is full: let tcrunner read
+            continue;
+          }
           fd = -1; // EPIPE, EBADF: tcrunner is gone; stay silent.
           return;
         }
@@ -149,7 +157,9 @@ export default class TcrunnerVitestReporter {
     if (!this.sink) return;
     const file = this.fileNode(module);
     file.collectFailed = module.state() === 'failed';
-    this.declareChildren(module, file);
+    const out = [];
+    this.declareChildren(module, file, out);
+    this.sink.send(...out);
     this.flushPendingLogs();
   }
 
@@ -217,13 +227,12 @@ export default class TcrunnerVitestReporter {
       const id = JSON.stringify(['', name, i]);
       const node = { ev: 'test', id, name, kind: 'test' };
       if (err && typeof err.VITEST_TEST_PATH === 'string' && path.isAbsolute(err.VITEST_TEST_PATH)) node.file = err.VITEST_TEST_PATH;
-      this.sink.send(node);
       const failure = describeErrors([err]);
       const origin = [];
       if (err && err.VITEST_TEST_PATH) origin.push(`This error originated in "${err.VITEST_TEST_PATH}".`);
       if (err && err.VITEST_TEST_NAME) origin.push(`The latest test that might have caused it is "${err.VITEST_TEST_NAME}".`);
       if (origin.length) failure.details += `\n\n${origin.join(' ')}`;
-      this.sink.send({ ev: 'finished', id, duration_ms: 0, ...failure });
+      this.sink.send(node, { ev: 'finished', id, duration_ms: 0, ...failure });
     });
   }
 
@@ -258,8 +267,8 @@ export default class TcrunnerVitestReporter {
     return node;
   }
 
-  /** Declares the suites and tests under a module or suite, depth first. */
-  declareChildren(parent, parentNode) {
+  /** Declares (into `out`) the suites and tests under a module or suite, depth first. */
+  declareChildren(parent, parentNode, out) {
     for (const child of parent.children) {
       if (this.nodes.has(child.id)) continue;
       const titles = [...parentNode.titles, child.name];
@@ -269,8 +278,8 @@ export default class TcrunnerVitestReporter {
         const id = JSON.stringify([parentNode.fileId, ...titles]);
         const node = { id, kind: 'suite', file: parentNode.file, fileId: parentNode.fileId, titles, done: false };
         this.nodes.set(child.id, node);
-        this.sink.send({ ev: 'suite', id, ...common, kind: 'suite', hint: `suite://${locationPath([node.file, ...titles])}` });
-        this.declareChildren(child, node);
+        out.push({ ev: 'suite', id, ...common, kind: 'suite', hint: `suite://${locationPath([node.file, ...titles])}` });
+        this.declareChildren(child, node, out);
       } else if (child.type === 'test') {
         if (this.isFilteredOut(child, titles)) continue;
         const key = JSON.stringify([parentNode.fileId, ...titles]);
@@ -278,7 +287,7 @@ export default class TcrunnerVitestReporter {
         this.counters.set(key, n + 1);
         const id = JSON.stringify([parentNode.fileId, ...titles, n]);
         this.nodes.set(child.id, { id, kind: 'test', parentId: parentNode.id, file: parentNode.file, titles, started: false, done: false, logs: [] });
-        this.sink.send({ ev: 'test', id, ...common, kind: 'test', hint: `test://${locationPath([parentNode.file, ...titles])}` });
+        out.push({ ev: 'test', id, ...common, kind: 'test', hint: `test://${locationPath([parentNode.file, ...titles])}` });
       }
     }
   }
@@ -302,7 +311,7 @@ export default class TcrunnerVitestReporter {
   finishTest(test, node, result, hookErrors) {
     node.done = true;
     this.victims.delete(test.id);
-    for (const { stream, text } of node.logs) this.sink.send({ ev: 'output', id: node.id, stream, text });
+    const out = node.logs.map(({ stream, text }) => ({ ev: 'output', id: node.id, stream, text }));
     node.logs = [];
     const diagnostic = typeof test.diagnostic === 'function' ? test.diagnostic() : undefined;
     const event = { ev: 'finished', id: node.id, outcome: 'passed', duration_ms: wholeMs(diagnostic && diagnostic.duration) };
@@ -319,7 +328,8 @@ export default class TcrunnerVitestReporter {
     } else if (result.state !== 'passed') {
       event.outcome = 'skipped'; // still pending when its module ended: never ran
     }
-    this.sink.send(event);
+    out.push(event);
+    this.sink.send(...out);
   }
 
   /**
@@ -357,8 +367,10 @@ export default class TcrunnerVitestReporter {
       const name = loadFailure ? (group[0] && group[0].name) || 'Error' : 'afterAll hook';
       const titles = [...node.titles, name];
       const id = JSON.stringify([node.fileId, ...titles, -1 - i]);
-      this.sink.send({ ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${locationPath([node.file, ...titles])}` });
-      this.sink.send({ ev: 'finished', id, duration_ms: 0, ...describeErrors(group) });
+      this.sink.send(
+        { ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${locationPath([node.file, ...titles])}` },
+        { ev: 'finished', id, duration_ms: 0, ...describeErrors(group) },
+      );
     });
   }
 }
