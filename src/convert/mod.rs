@@ -1,1 +1,25 @@
 //! `tcrunner convert`: finished report files in, the event stream out.
+//!
+//! [`run`] reads every file in order into one [`Pipeline`](crate::report::Pipeline).
+//! Each format has its own reader that turns the foreign shapes into
+//! [`TestEvent`](crate::event::TestEvent)s, building the tree the live adapters
+//! would build:
+//!
+//! | format | reader | detected by |
+//! | --- | --- | --- |
+//! | JUnit XML (pytest, vitest, jest-junit, Surefire) | [`junit`] (streaming) | first byte `<` |
+//! | jest `--json` | [`jest_json`] | `numTotalTestSuites` + `numRuntimeErrorTestSuites`/`wasInterrupted`/`openHandles` |
+//! | vitest `--reporter=json` | [`vitest_json`] | `numTotalTestSuites` without the jest-only keys |
+//! | pytest-json-report | [`pytest_json`] | `tests` + `collectors`/`summary.collected`/`root` |
+//! | CTRF | [`ctrf`] | `reportFormat: "CTRF"` or `results.tool` |
+mod common;
+mod ctrf;
+mod detect;
+mod jest_json;
+mod js_json;
+mod junit;
+mod pytest_json;
+mod run;
+mod vitest_json;
+
+pub(crate) use run::run;

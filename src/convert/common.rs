@@ -1,0 +1,520 @@
+//! What every report reader shares: the event sink, the read error, lenient
+//! serde helpers and the in-memory tree the JSON readers group tests into.
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::event::{NodeKind, Stream, TestEvent, TestResult};
+use crate::report::Pipeline;
+
+/// Where a reader sends its events.
+pub(crate) trait Sink {
+    /// One event; an error here is fatal for the whole conversion.
+    fn event(&mut self, event: TestEvent) -> io::Result<()>;
+}
+
+impl<W: Write> Sink for Pipeline<W> {
+    fn event(&mut self, event: TestEvent) -> io::Result<()> {
+        Pipeline::event(self, event)
+    }
+}
+
+impl Sink for Vec<TestEvent> {
+    fn event(&mut self, event: TestEvent) -> io::Result<()> {
+        self.push(event);
+        Ok(())
+    }
+}
+
+/// Why a report could not be read (completely).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReadError {
+    /// The content is not what the format says; events before the problem were sent.
+    #[error("line {line}, column {column}: {problem}")]
+    Malformed {
+        /// 1-based line of the problem.
+        line: u64,
+        /// 1-based byte column of the problem (0 when serde reports none).
+        column: u64,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Reading the file failed.
+    #[error("read failed: {0}")]
+    Io(#[source] io::Error),
+    /// The sink failed: stop everything.
+    #[error("writing the output failed: {0}")]
+    Output(#[source] io::Error),
+}
+
+impl ReadError {
+    /// A serde_json error, with serde's position split off its message.
+    pub(crate) fn from_json(err: serde_json::Error) -> ReadError {
+        if err.is_io() {
+            return ReadError::Io(err.into());
+        }
+        let text = err.to_string();
+        // serde_json formats "<problem> at line L column C"; keep the problem.
+        let problem = match text.rsplit_once(" at line ") {
+            Some((problem, _)) => problem.to_string(),
+            None => text,
+        };
+        ReadError::Malformed {
+            line: err.line() as u64,
+            column: err.column() as u64,
+            problem,
+        }
+    }
+}
+
+impl ReadError {
+    /// A decoding error from an already parsed document, which has no position.
+    pub(crate) fn from_value(err: serde_json::Error) -> ReadError {
+        ReadError::Malformed {
+            line: 1,
+            column: 1,
+            problem: err.to_string(),
+        }
+    }
+}
+
+/// Sends events to a sink, wrapping sink failures as [`ReadError::Output`].
+pub(crate) struct Emitter<'a> {
+    sink: &'a mut dyn Sink,
+    /// Prefix that makes this file's ids unique within the run.
+    prefix: String,
+}
+
+impl<'a> Emitter<'a> {
+    pub(crate) fn new(sink: &'a mut dyn Sink, prefix: impl Into<String>) -> Self {
+        Emitter {
+            sink,
+            prefix: prefix.into(),
+        }
+    }
+
+    /// The id for `local` within this file.
+    pub(crate) fn id(&self, local: &str) -> String {
+        format!("{}{}", self.prefix, local)
+    }
+
+    pub(crate) fn send(&mut self, event: TestEvent) -> Result<(), ReadError> {
+        self.sink.event(event).map_err(ReadError::Output)
+    }
+
+    /// Declares, starts, feeds output to and finishes one test.
+    pub(crate) fn test(&mut self, test: TestNode) -> Result<(), ReadError> {
+        let id = test.node.id.clone();
+        self.send(TestEvent::Test(test.node))?;
+        self.send(TestEvent::Started { id: id.clone() })?;
+        for (stream, text) in test.output {
+            if !text.is_empty() {
+                self.send(TestEvent::Output {
+                    id: Some(id.clone()),
+                    stream,
+                    text,
+                })?;
+            }
+        }
+        self.send(TestEvent::Finished(TestResult { id, ..test.result }))
+    }
+}
+
+/// A test ready to be sent: its declaration, its output and its result.
+#[derive(Debug, Default)]
+pub(crate) struct TestNode {
+    pub node: crate::event::Node,
+    pub output: Vec<(Stream, String)>,
+    /// The `id` field is filled in from `node.id`.
+    pub result: TestResult,
+}
+
+/// One level of a suite path: what the JSON readers group tests under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SuiteSpec {
+    pub name: String,
+    pub kind: NodeKind,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+impl SuiteSpec {
+    pub(crate) fn new(name: impl Into<String>, kind: NodeKind) -> Self {
+        SuiteSpec {
+            name: name.into(),
+            kind,
+            file: None,
+            line: None,
+        }
+    }
+}
+
+/// Groups tests of a fully-read report into suites, keeping first-appearance
+/// order, then sends the tree depth-first: each suite is declared before its
+/// first child and closed (`SuiteDone`) after its last. Node ids are the path
+/// of names (`a/b/c`), made unique with a `#n` suffix.
+#[derive(Debug, Default)]
+pub(crate) struct Grouper {
+    root: Group,
+}
+
+#[derive(Debug, Default)]
+struct Group {
+    spec: Option<SuiteSpec>,
+    children: Vec<Child>,
+    /// Child suite name → index in `children`.
+    suites: HashMap<String, usize>,
+}
+
+#[derive(Debug)]
+enum Child {
+    Suite(Group),
+    Test(Box<TestNode>),
+}
+
+impl Grouper {
+    /// Adds a test (its `node.id`, `node.parent` are assigned on emit) under `path`.
+    pub(crate) fn add(&mut self, path: &[SuiteSpec], test: TestNode) {
+        let mut group = &mut self.root;
+        for spec in path {
+            let index = match group.suites.get(&spec.name) {
+                Some(&i) => i,
+                None => {
+                    let child = Group {
+                        spec: Some(spec.clone()),
+                        ..Group::default()
+                    };
+                    group.children.push(Child::Suite(child));
+                    group
+                        .suites
+                        .insert(spec.name.clone(), group.children.len() - 1);
+                    group.children.len() - 1
+                }
+            };
+            group = match &mut group.children[index] {
+                Child::Suite(g) => g,
+                Child::Test(_) => unreachable!("suites index only suites"),
+            };
+        }
+        group.children.push(Child::Test(Box::new(test)));
+    }
+
+    /// Sends everything, depth-first.
+    pub(crate) fn emit(self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        let mut used = HashSet::new();
+        emit_children(self.root.children, None, "", out, &mut used)
+    }
+}
+
+fn emit_children(
+    children: Vec<Child>,
+    parent: Option<&str>,
+    path: &str,
+    out: &mut Emitter<'_>,
+    used: &mut HashSet<String>,
+) -> Result<(), ReadError> {
+    for child in children {
+        match child {
+            Child::Suite(group) => {
+                let spec = group.spec.expect("non-root groups have a spec");
+                let local = unique(used, join_path(path, &spec.name));
+                let id = out.id(&local);
+                out.send(TestEvent::Suite(crate::event::Node {
+                    id: id.clone(),
+                    parent: parent.map(str::to_string),
+                    name: spec.name,
+                    kind: spec.kind,
+                    file: spec.file,
+                    line: spec.line,
+                    ..Default::default()
+                }))?;
+                emit_children(group.children, Some(&id), &local, out, used)?;
+                out.send(TestEvent::SuiteDone { id })?;
+            }
+            Child::Test(mut test) => {
+                let local = unique(used, format!("{path}::{}", test.node.name));
+                test.node.id = out.id(&local);
+                test.node.parent = parent.map(str::to_string);
+                test.node.kind = NodeKind::Test;
+                out.test(*test)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn join_path(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}/{name}")
+    }
+}
+
+/// `base`, or `base#2`, `base#3`… whichever is unused yet.
+pub(crate) fn unique(used: &mut HashSet<String>, base: String) -> String {
+    if used.insert(base.clone()) {
+        return base;
+    }
+    let mut n = 2u64;
+    loop {
+        let candidate = format!("{base}#{n}");
+        if used.insert(candidate.clone()) {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+/// Whole milliseconds from a float amount of `unit_ms` (1 for ms, 1000 for
+/// seconds), truncated. Negative, NaN or absurd values give `None`.
+pub(crate) fn to_ms(value: f64, unit_ms: f64) -> Option<u64> {
+    let ms = value * unit_ms;
+    // The epsilon keeps 0.009 s from becoming 8 ms through binary rounding.
+    if (0.0..1e15).contains(&ms) {
+        Some((ms + 1e-6).floor() as u64)
+    } else {
+        None
+    }
+}
+
+/// A line number from a foreign report, shifted by `add` (1 for 0-based
+/// sources); 0 or out-of-range results give `None`.
+pub(crate) fn line(value: Option<f64>, add: u32) -> Option<u32> {
+    let v = value?;
+    if !v.is_finite() || v < 0.0 || v > f64::from(u32::MAX - add) {
+        return None;
+    }
+    let line = v as u32 + add;
+    (line > 0).then_some(line)
+}
+
+/// The part of a failure text before its first stack frame (`    at f (x:1:2)`
+/// or ` ❯ file:1:2`), as JetBrains splits jest messages; the rest is the stack.
+pub(crate) fn split_stack(text: &str) -> (String, Option<String>) {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("at ") || trimmed.starts_with("❯ ") {
+            let head = text[..offset].trim_end().to_string();
+            let stack = text[offset..].trim_end().to_string();
+            if head.is_empty() {
+                break;
+            }
+            return (head, Some(stack));
+        }
+        offset += line.len();
+    }
+    (text.trim_end().to_string(), None)
+}
+
+/// Non-empty, trimmed text, or `None`.
+pub(crate) fn non_empty(text: Option<&str>) -> Option<String> {
+    text.map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+}
+
+/// Lenient field decoders: a field of an unexpected type reads as absent
+/// instead of failing the whole report.
+pub(crate) mod lenient {
+    use super::*;
+
+    /// A number, or a string holding one.
+    pub(crate) fn f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        })
+    }
+
+    /// A string; numbers and booleans are written out, other shapes as JSON.
+    pub(crate) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Null => None,
+            Value::String(s) => Some(s),
+            other => Some(other.to_string()),
+        })
+    }
+
+    /// A list of strings; other items are written out as JSON, a lone string
+    /// is a one-item list, anything else is empty.
+    pub(crate) fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                })
+                .collect(),
+            Value::String(s) => vec![s],
+            _ => Vec::new(),
+        })
+    }
+
+    /// A list of `T`; items that do not decode are dropped, a non-list is empty.
+    pub(crate) fn list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: serde::de::DeserializeOwned,
+    {
+        Ok(match Value::deserialize(d)? {
+            Value::Array(items) => items
+                .into_iter()
+                .filter_map(|v| serde_json::from_value(v).ok())
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
+    /// A `T`, or its default when the value does not decode.
+    pub(crate) fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: serde::de::DeserializeOwned + Default,
+    {
+        Ok(serde_json::from_value(Value::deserialize(d)?).unwrap_or_default())
+    }
+}
+
+/// Helpers for the readers' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::event::Outcome;
+
+    /// A report from `tests/fixtures/reports/`.
+    pub(crate) fn sample(name: &str) -> Vec<u8> {
+        let path = format!(
+            "{}/tests/fixtures/reports/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Runs a reader into a vector; the events are returned with the result.
+    pub(crate) fn events_of(
+        read: impl FnOnce(&mut Emitter<'_>) -> Result<(), ReadError>,
+    ) -> Result<Vec<TestEvent>, (Vec<TestEvent>, ReadError)> {
+        let mut events = Vec::new();
+        let result = read(&mut Emitter::new(&mut events, "1:"));
+        check_tree(&events);
+        match result {
+            Ok(()) => Ok(events),
+            Err(err) => Err((events, err)),
+        }
+    }
+
+    /// Finished tests per outcome, every outcome present.
+    pub(crate) fn counts(events: &[TestEvent]) -> HashMap<Outcome, u64> {
+        let mut counts: HashMap<Outcome, u64> = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
+        for event in events {
+            if let TestEvent::Finished(result) = event {
+                *counts.get_mut(&result.outcome).expect("all outcomes") += 1;
+            }
+        }
+        counts
+    }
+
+    /// The stream obeys the event rules: unique ids, parents declared and
+    /// open, tests declared before they start/finish, suites closed once.
+    pub(crate) fn check_tree(events: &[TestEvent]) {
+        let mut ids = HashSet::new();
+        let mut open_suites = HashSet::new();
+        let mut tests = HashSet::new();
+        let mut finished = HashSet::new();
+        for event in events {
+            match event {
+                TestEvent::Suite(node) | TestEvent::Test(node) => {
+                    assert!(ids.insert(node.id.clone()), "duplicate id {}", node.id);
+                    if let Some(parent) = &node.parent {
+                        assert!(open_suites.contains(parent), "parent {parent} not open");
+                    }
+                    if matches!(event, TestEvent::Suite(_)) {
+                        open_suites.insert(node.id.clone());
+                    } else {
+                        tests.insert(node.id.clone());
+                    }
+                }
+                TestEvent::Started { id } => assert!(tests.contains(id), "start of {id}"),
+                TestEvent::Finished(r) => {
+                    assert!(tests.contains(&r.id), "finish of undeclared {}", r.id);
+                    assert!(finished.insert(r.id.clone()), "{} finished twice", r.id);
+                    assert_eq!(
+                        r.expected.is_some(),
+                        r.actual.is_some(),
+                        "expected without actual"
+                    );
+                }
+                TestEvent::SuiteDone { id } => {
+                    assert!(
+                        open_suites.remove(id),
+                        "suite {id} closed twice or never opened"
+                    )
+                }
+                TestEvent::Output { id: Some(id), .. } => {
+                    assert!(
+                        tests.contains(id) || ids.contains(id),
+                        "output to unknown {id}"
+                    )
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_ms_truncates_and_survives_rounding() {
+        assert_eq!(to_ms(0.009, 1000.0), Some(9));
+        assert_eq!(to_ms(0.0025, 1000.0), Some(2));
+        assert_eq!(to_ms(4.115451, 1.0), Some(4));
+        assert_eq!(to_ms(-1.0, 1.0), None);
+        assert_eq!(to_ms(f64::NAN, 1.0), None);
+    }
+
+    #[test]
+    fn split_stack_keeps_diffs_whole() {
+        let text = "Error: expect(received).toEqual(expected)\n\n- Expected\n+ Received\n\n    \"a\": 1,\n    at Object.toBe (/a.js:1:2)\n    at x (/b.js:3:4)";
+        let (head, stack) = split_stack(text);
+        assert!(head.ends_with("\"a\": 1,"), "{head}");
+        assert_eq!(
+            stack.as_deref(),
+            Some("    at Object.toBe (/a.js:1:2)\n    at x (/b.js:3:4)")
+        );
+        assert_eq!(split_stack("plain"), ("plain".to_string(), None));
+    }
+
+    #[test]
+    fn unique_ids_get_counters() {
+        let mut used = HashSet::new();
+        assert_eq!(unique(&mut used, "a".into()), "a");
+        assert_eq!(unique(&mut used, "a".into()), "a#2");
+        assert_eq!(unique(&mut used, "a".into()), "a#3");
+    }
+
+    #[test]
+    fn serde_positions_are_split_off() {
+        let err = serde_json::from_str::<Value>("{\n  \"a\": ").unwrap_err();
+        let ReadError::Malformed {
+            line,
+            column,
+            problem,
+        } = ReadError::from_json(err)
+        else {
+            panic!("not malformed")
+        };
+        assert_eq!((line, column), (2, 7));
+        assert_eq!(problem, "EOF while parsing a value");
+    }
+}

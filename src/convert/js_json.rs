@@ -1,0 +1,335 @@
+//! What jest `--json` and vitest `--reporter=json` share: vitest copied jest's
+//! `FormattedTestResults` shape (`testResults[]` per file, `assertionResults[]`
+//! per test with `ancestorTitles`, `title`, `status`, `duration`,
+//! `failureMessages`, `location`). The per-format modules say where they differ.
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::common::{
+    lenient, line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
+};
+use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
+
+/// How one tool's flavour of the shape differs.
+pub(crate) struct Flavor {
+    /// `jest`, `vitest`: for log messages.
+    pub tool: &'static str,
+    /// jest's file `message` repeats every failed test's text, so it marks a
+    /// file-level error only when no test failed; vitest's holds only the
+    /// file-level error.
+    pub message_repeats_failures: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Report {
+    #[serde(deserialize_with = "lenient::list")]
+    pub test_results: Vec<FileResult>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub was_interrupted: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct FileResult {
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub status: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub message: Option<String>,
+    #[serde(deserialize_with = "lenient::list")]
+    pub assertion_results: Vec<Assertion>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Assertion {
+    #[serde(deserialize_with = "lenient::strings")]
+    pub ancestor_titles: Vec<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub full_name: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub status: Option<String>,
+    #[serde(deserialize_with = "lenient::f64")]
+    pub duration: Option<f64>,
+    #[serde(deserialize_with = "lenient::strings")]
+    pub failure_messages: Vec<String>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub failure_details: Vec<Value>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub location: Option<Location>,
+    /// jest's `test.failing`.
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub failing: bool,
+    /// vitest 4+.
+    #[serde(deserialize_with = "lenient::strings")]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Location {
+    #[serde(deserialize_with = "lenient::f64")]
+    pub line: Option<f64>,
+}
+
+/// The name of the pseudo-test for a file that failed before running tests.
+pub(crate) const FAILED_TO_RUN: &str = "Test suite failed to run";
+/// The name of the pseudo-test for a file-level error beside its tests.
+pub(crate) const FILE_ERROR: &str = "Test suite error";
+
+/// Parses the whole report, then sends it file by file.
+pub(crate) fn read(
+    input: impl Read,
+    flavor: &Flavor,
+    out: &mut Emitter<'_>,
+) -> Result<(), ReadError> {
+    let report: Report = serde_json::from_reader(input).map_err(ReadError::from_json)?;
+    send(report, flavor, out)
+}
+
+/// Decodes an already parsed document.
+pub(crate) fn from_value(doc: Value) -> Result<Report, ReadError> {
+    serde_json::from_value(doc).map_err(ReadError::from_value)
+}
+
+pub(crate) fn send(
+    report: Report,
+    flavor: &Flavor,
+    out: &mut Emitter<'_>,
+) -> Result<(), ReadError> {
+    let names: Vec<PathBuf> = report
+        .test_results
+        .iter()
+        .map(|f| PathBuf::from(f.name.as_deref().unwrap_or("")))
+        .collect();
+    let root = common_dir(&names);
+    let mut tree = Grouper::default();
+    let mut warnings = Vec::new();
+    for (file, path) in report.test_results.into_iter().zip(&names) {
+        let abs = file.name.clone().filter(|n| !n.is_empty());
+        let display = display_name(path, root.as_deref());
+        let mut file_spec = SuiteSpec::new(display.clone(), NodeKind::File);
+        file_spec.file = abs.clone();
+        let mut any_failed = false;
+        let count = file.assertion_results.len();
+        for a in file.assertion_results {
+            let mut suite_path = vec![file_spec.clone()];
+            for title in a.ancestor_titles.iter() {
+                let mut spec = SuiteSpec::new(title.clone(), NodeKind::Suite);
+                spec.file = abs.clone();
+                suite_path.push(spec);
+            }
+            let test = assertion(a, abs.clone());
+            any_failed |= test.result.outcome == Outcome::Failed;
+            tree.add(&suite_path, test);
+        }
+        let message = non_empty(file.message.as_deref());
+        let failed = file.status.as_deref() == Some("failed");
+        let pseudo = if count == 0 {
+            (message.is_some() || failed).then_some(FAILED_TO_RUN)
+        } else if message.is_some() && (!flavor.message_repeats_failures || !any_failed) {
+            Some(FILE_ERROR)
+        } else {
+            None
+        };
+        if let Some(name) = pseudo {
+            let text = message
+                .clone()
+                .unwrap_or_else(|| format!("{} marked the file failed", flavor.tool));
+            let node = Node {
+                name: name.to_string(),
+                file: abs.clone(),
+                ..Node::default()
+            };
+            let result = TestResult {
+                outcome: Outcome::Error,
+                message: Some(headline(&text)),
+                details: Some(text),
+                ..TestResult::default()
+            };
+            tree.add(
+                &[file_spec.clone()],
+                TestNode {
+                    node,
+                    result,
+                    ..TestNode::default()
+                },
+            );
+        } else if failed && !any_failed && message.is_none() {
+            warnings.push(format!(
+                "{}: {} marked the file failed but recorded no error (a beforeAll/afterAll hook \
+                 failure is not kept in its JSON report)",
+                display, flavor.tool
+            ));
+        }
+    }
+    tree.emit(out)?;
+    if report.was_interrupted {
+        warnings.push(format!("{} reports the run was interrupted", flavor.tool));
+    }
+    for text in warnings {
+        out.send(TestEvent::Log {
+            level: LogLevel::Warning,
+            text,
+        })?;
+    }
+    Ok(())
+}
+
+fn assertion(a: Assertion, file: Option<String>) -> TestNode {
+    let name = a
+        .title
+        .or(a.full_name)
+        .unwrap_or_else(|| "(unnamed test)".to_string());
+    let status = a.status.unwrap_or_default();
+    let outcome = match status.as_str() {
+        // `test.failing` that failed as it should.
+        "passed" if a.failing => Outcome::Xfail,
+        "passed" => Outcome::Passed,
+        "failed" => Outcome::Failed,
+        "pending" | "skipped" | "disabled" => Outcome::Skipped,
+        "todo" => Outcome::Todo,
+        _ => Outcome::Error,
+    };
+    let mut result = TestResult {
+        outcome,
+        duration_ms: a.duration.and_then(|d| to_ms(d, 1.0)),
+        ..TestResult::default()
+    };
+    if outcome == Outcome::Error {
+        result.message = Some(format!("unknown test status '{status}'"));
+    }
+    if outcome == Outcome::Failed {
+        let mut messages = a.failure_messages.into_iter();
+        if let Some(first) = messages.next() {
+            let (head, stack) = split_stack(&first);
+            let rest: Vec<String> = messages.collect();
+            let details = stack
+                .into_iter()
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            result.message = Some(head);
+            result.details = Some(details).filter(|d| !d.is_empty());
+        }
+        (result.expected, result.actual) = expected_actual(&a.failure_details);
+    }
+    let node = Node {
+        name,
+        file,
+        line: line(a.location.and_then(|l| l.line), 0),
+        tags: a.tags,
+        ..Node::default()
+    };
+    TestNode {
+        node,
+        result,
+        ..TestNode::default()
+    }
+}
+
+/// jest's `failureDetails[].matcherResult.{expected, actual}`: strings as they
+/// are, other values as pretty JSON; both or neither, and neither when equal.
+pub(crate) fn expected_actual(details: &[Value]) -> (Option<String>, Option<String>) {
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    for detail in details {
+        let Some(m) = detail.get("matcherResult") else {
+            continue;
+        };
+        if let (Some(e), Some(a)) = (m.get("expected"), m.get("actual")) {
+            let (e, a) = (text(e), text(a));
+            return if e == a {
+                (None, None)
+            } else {
+                (Some(e), Some(a))
+            };
+        }
+    }
+    (None, None)
+}
+
+/// The first line of a file-level message that says something (jest opens
+/// with `● Test suite failed to run`).
+fn headline(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('●'))
+        .unwrap_or("test file failed")
+        .to_string()
+}
+
+/// The deepest directory all absolute `paths` share; `None` for fewer than two.
+fn common_dir(paths: &[PathBuf]) -> Option<PathBuf> {
+    if paths.len() < 2 {
+        return None;
+    }
+    let mut common: Vec<Component<'_>> = paths[0].parent()?.components().collect();
+    for path in &paths[1..] {
+        let dir: Vec<Component<'_>> = path.parent()?.components().collect();
+        let keep = common.iter().zip(&dir).take_while(|(a, b)| a == b).count();
+        common.truncate(keep);
+    }
+    (!common.is_empty()).then(|| common.iter().collect())
+}
+
+/// A file suite's name: its path below the common root, else its basename.
+fn display_name(path: &Path, root: Option<&Path>) -> String {
+    let shown = root
+        .and_then(|r| path.strip_prefix(r).ok())
+        .filter(|p| !p.as_os_str().is_empty())
+        .or_else(|| path.file_name().map(Path::new))
+        .unwrap_or(path);
+    let text = shown.to_string_lossy().replace('\\', "/");
+    if text.is_empty() {
+        "(unnamed file)".to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_relative_to_the_common_root() {
+        let paths = [
+            PathBuf::from("/p/a/x.test.js"),
+            PathBuf::from("/p/b/y.test.js"),
+        ];
+        let root = common_dir(&paths);
+        assert_eq!(root.as_deref(), Some(Path::new("/p")));
+        assert_eq!(display_name(&paths[0], root.as_deref()), "a/x.test.js");
+        assert_eq!(display_name(Path::new("/p/a/x.test.js"), None), "x.test.js");
+        assert_eq!(display_name(Path::new(""), None), "(unnamed file)");
+    }
+
+    #[test]
+    fn expected_actual_rules() {
+        let d = |e: Value, a: Value| {
+            vec![serde_json::json!({"matcherResult": {"expected": e, "actual": a}})]
+        };
+        assert_eq!(
+            expected_actual(&d("a\nc".into(), "a\nb".into())),
+            (Some("a\nc".into()), Some("a\nb".into()))
+        );
+        assert_eq!(
+            expected_actual(&d(3.into(), 2.into())),
+            (Some("3".into()), Some("2".into()))
+        );
+        assert_eq!(expected_actual(&d(3.into(), 3.into())), (None, None));
+        assert_eq!(expected_actual(&[serde_json::json!({})]), (None, None));
+        let only = vec![serde_json::json!({"matcherResult": {"actual": 1}})];
+        assert_eq!(expected_actual(&only), (None, None));
+    }
+}

@@ -1,0 +1,663 @@
+//! JUnit XML reports, read as a stream: events go out as each `</testcase>`
+//! closes, one reused buffer holds the current XML event, and only the current
+//! test case and the open suites are kept, so memory stays flat on any size.
+//!
+//! Shapes read (checked against pytest 9.2.0 `--junitxml` in its default
+//! xunit2 and in xunit1 with `junit_logging=all`, vitest 5.1.1
+//! `--reporter=junit`, the jest-junit 16 defaults and Maven Surefire 3):
+//!
+//! - `<testsuites>` is the anonymous root and is skipped; every
+//!   `<testsuite name>` is a suite, nested `<testsuite>`s (Surefire, some
+//!   aggregators) nest; a file whose root is a lone `<testsuite>` works too.
+//! - `<testcase classname name time file line>`: a dotted identifier
+//!   `classname` (pytest `tests.test_a.TestX`, Java `com.x.FooTest`) becomes
+//!   one nested suite per part; a classname that is a file path
+//!   (vitest `math.test.js`), equal to its suite's or test's name (Surefire's
+//!   suite per class, jest-junit's `{classname} {title}`), or not a dotted
+//!   identifier stays one suite or none; a classname that starts with its
+//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest.
+//!   For pytest (a suite named `pytest` or a `.py` file) the parts before the
+//!   first capitalised one are marked as directories/module.
+//! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
+//!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line.
+//! - `<failure message type>` → failed (message = `message`, else `type`, else
+//!   the text's first line; details = the text). `<error>` → error (pytest's
+//!   `failed on setup with …` included). A case with both is failed once, the
+//!   error appended to the details. `<skipped type="pytest.xfail">` → xfail,
+//!   other `<skipped>` → skipped with `message` (or the text).
+//! - `<system-out>`/`<system-err>` in a case → output of that test; at suite
+//!   level → output of the suite (of the run if the suite had no test yet).
+//! - Text, CDATA, predefined and numeric entities are decoded; an unknown
+//!   entity or invalid UTF-8 keeps the raw text. `properties` and Surefire's
+//!   `flakyFailure`/`rerunFailure` are ignored.
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read};
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+
+use super::common::{line, non_empty, to_ms, Emitter, ReadError, TestNode};
+use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
+
+/// Reads one JUnit XML document, sending events as test cases close.
+pub(crate) fn read<R: BufRead>(input: R, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    let mut reader = Reader::from_reader(Counted::new(input));
+    let mut state = State::default();
+    let result = state.run(&mut reader, out);
+    match result {
+        Ok(()) => Ok(()),
+        Err(err @ ReadError::Output(_)) => Err(err),
+        Err(err) => {
+            // Close what is open so a later file starts from a clean tree.
+            state.close_all(out)?;
+            Err(err)
+        }
+    }
+}
+
+/// What an open element is, as far as the reader cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elem {
+    Root,
+    Suite,
+    Case,
+    Capture(Capture),
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    Failure,
+    Error,
+    Skipped,
+    Out(Stream),
+}
+
+/// An open `<testsuite>` (or the document level, with no id).
+#[derive(Debug, Default)]
+struct Frame {
+    id: Option<String>,
+    name: String,
+    pytest: bool,
+    /// A test of this suite was sent, so the suite has started.
+    started: bool,
+    /// The open classname suites under this frame: (part, id).
+    classes: Vec<(String, String)>,
+}
+
+/// A problem element (`failure`, `error`, `skipped`) of a case.
+#[derive(Debug, Default)]
+struct Problem {
+    message: Option<String>,
+    kind: Option<String>,
+    text: String,
+}
+
+#[derive(Debug, Default)]
+struct Case {
+    name: String,
+    classname: String,
+    duration_ms: Option<u64>,
+    file: Option<String>,
+    line: Option<f64>,
+    failure: Option<Problem>,
+    error: Option<Problem>,
+    skipped: Option<Problem>,
+    output: Vec<(Stream, String)>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    elems: Vec<Elem>,
+    frames: Vec<Frame>,
+    case: Option<Case>,
+    /// The element being captured and its text so far.
+    capture: Option<(Capture, Problem)>,
+    next_id: u64,
+    seen_root: bool,
+    /// `<testsuites name="pytest tests">`.
+    pytest_root: bool,
+}
+
+impl State {
+    fn run<R: BufRead>(
+        &mut self,
+        reader: &mut Reader<Counted<R>>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        self.frames.push(Frame::default());
+        let mut buf = Vec::with_capacity(64 * 1024);
+        loop {
+            buf.clear();
+            let event = match reader.read_event_into(&mut buf) {
+                Ok(event) => event,
+                Err(quick_xml::Error::Io(err)) => {
+                    return Err(ReadError::Io(io::Error::new(err.kind(), err.to_string())))
+                }
+                Err(err) => {
+                    return Err(malformed(reader, reader.error_position(), err.to_string()))
+                }
+            };
+            match event {
+                Event::Start(e) => {
+                    let elem = self.open(&e, out, reader)?;
+                    self.elems.push(elem);
+                }
+                Event::Empty(e) => {
+                    let elem = self.open(&e, out, reader)?;
+                    self.close(elem, out)?;
+                }
+                Event::End(_) => {
+                    let elem = self.elems.pop().unwrap_or(Elem::Other);
+                    self.close(elem, out)?;
+                }
+                Event::Text(e) => {
+                    if let Some((_, problem)) = &mut self.capture {
+                        match e.unescape() {
+                            Ok(text) => problem.text.push_str(&text),
+                            Err(_) => problem.text.push_str(&String::from_utf8_lossy(&e)),
+                        }
+                    } else if !self.seen_root && !e.iter().all(u8::is_ascii_whitespace) {
+                        let pos = reader.buffer_position();
+                        return Err(malformed(
+                            reader,
+                            pos,
+                            "text before the root element".into(),
+                        ));
+                    }
+                }
+                Event::CData(e) => {
+                    if let Some((_, problem)) = &mut self.capture {
+                        problem.text.push_str(&String::from_utf8_lossy(&e));
+                    }
+                }
+                Event::Eof => {
+                    let pos = reader.buffer_position();
+                    if let Some(elem) = self.elems.last() {
+                        let name = match elem {
+                            Elem::Root => "the root element",
+                            Elem::Suite => "<testsuite>",
+                            Elem::Case => "<testcase>",
+                            _ => "an element",
+                        };
+                        let problem = format!("unexpected end of file inside {name}");
+                        return Err(malformed(reader, pos, problem));
+                    }
+                    if !self.seen_root {
+                        let problem = "no <testsuites> or <testsuite> element".to_string();
+                        return Err(malformed(reader, pos, problem));
+                    }
+                    return Ok(());
+                }
+                Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+            }
+        }
+    }
+
+    /// Handles an opening tag.
+    fn open<R: BufRead>(
+        &mut self,
+        e: &BytesStart<'_>,
+        out: &mut Emitter<'_>,
+        reader: &Reader<Counted<R>>,
+    ) -> Result<Elem, ReadError> {
+        let tag = e.local_name();
+        let tag = tag.as_ref();
+        let parent = self.elems.last().copied();
+        if !self.seen_root {
+            self.seen_root = true;
+            match tag {
+                b"testsuites" => {
+                    self.pytest_root = attr(e, b"name").is_some_and(|n| n.starts_with("pytest"));
+                    return Ok(Elem::Root);
+                }
+                b"testsuite" | b"testcase" => {}
+                other => {
+                    let name = String::from_utf8_lossy(other);
+                    let problem = format!("expected <testsuites> or <testsuite>, found <{name}>");
+                    return Err(at(reader, problem));
+                }
+            }
+        }
+        Ok(match (parent, tag) {
+            (None | Some(Elem::Root | Elem::Suite), b"testsuite") => {
+                let name = attr(e, b"name").unwrap_or_else(|| "testsuite".to_string());
+                let frame = self
+                    .frames
+                    .last()
+                    .expect("the document frame is never popped");
+                let pytest = self.pytest_root || frame.pytest || name == "pytest";
+                let id = self.next_id(out);
+                let node = Node {
+                    id: id.clone(),
+                    parent: self.parent_id(),
+                    name: name.clone(),
+                    kind: NodeKind::Suite,
+                    file: attr(e, b"file"),
+                    ..Node::default()
+                };
+                out.send(TestEvent::Suite(node))?;
+                let frame = Frame {
+                    id: Some(id),
+                    name,
+                    pytest,
+                    ..Frame::default()
+                };
+                self.frames.push(frame);
+                Elem::Suite
+            }
+            (None | Some(Elem::Root | Elem::Suite), b"testcase") => {
+                self.case = Some(Case {
+                    name: attr(e, b"name").unwrap_or_default(),
+                    classname: attr(e, b"classname").unwrap_or_default(),
+                    duration_ms: attr(e, b"time")
+                        .and_then(|t| t.replace(',', "").trim().parse().ok())
+                        .and_then(|secs: f64| to_ms(secs, 1000.0)),
+                    file: attr(e, b"file").filter(|f| !f.is_empty()),
+                    line: attr(e, b"line").and_then(|l| l.trim().parse().ok()),
+                    ..Case::default()
+                });
+                Elem::Case
+            }
+            (Some(Elem::Case), b"failure" | b"error" | b"skipped")
+            | (Some(Elem::Case | Elem::Suite), b"system-out" | b"system-err") => {
+                let capture = match tag {
+                    b"failure" => Capture::Failure,
+                    b"error" => Capture::Error,
+                    b"skipped" => Capture::Skipped,
+                    b"system-out" => Capture::Out(Stream::Stdout),
+                    _ => Capture::Out(Stream::Stderr),
+                };
+                let problem = Problem {
+                    message: attr(e, b"message"),
+                    kind: attr(e, b"type"),
+                    text: String::new(),
+                };
+                self.capture = Some((capture, problem));
+                Elem::Capture(capture)
+            }
+            _ => Elem::Other,
+        })
+    }
+
+    fn close(&mut self, elem: Elem, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        match elem {
+            Elem::Root | Elem::Other => {}
+            Elem::Capture(capture) => {
+                let Some((_, problem)) = self.capture.take() else {
+                    return Ok(());
+                };
+                match (capture, &mut self.case) {
+                    (Capture::Out(stream), Some(case)) => case.output.push((stream, problem.text)),
+                    (Capture::Out(stream), None) => {
+                        let frame = self.frames.last().expect("document frame");
+                        let id = if frame.started {
+                            frame.id.clone()
+                        } else {
+                            None
+                        };
+                        if !problem.text.trim().is_empty() {
+                            out.send(TestEvent::Output {
+                                id,
+                                stream,
+                                text: problem.text,
+                            })?;
+                        }
+                    }
+                    (Capture::Failure, Some(case)) => add_problem(&mut case.failure, problem),
+                    (Capture::Error, Some(case)) => add_problem(&mut case.error, problem),
+                    (Capture::Skipped, Some(case)) => add_problem(&mut case.skipped, problem),
+                    (_, None) => {}
+                }
+            }
+            Elem::Case => {
+                if let Some(case) = self.case.take() {
+                    self.send_case(case, out)?;
+                }
+            }
+            Elem::Suite => {
+                let frame = self.frames.pop().expect("a suite element has a frame");
+                close_frame(frame, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn next_id(&mut self, out: &Emitter<'_>) -> String {
+        self.next_id += 1;
+        out.id(&self.next_id.to_string())
+    }
+
+    fn parent_id(&self) -> Option<String> {
+        let frame = self.frames.last()?;
+        frame
+            .classes
+            .last()
+            .map(|(_, id)| id.clone())
+            .or_else(|| frame.id.clone())
+    }
+
+    fn send_case(&mut self, case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        let frame_index = self.frames.len() - 1;
+        let pytest = self.frames[frame_index].pytest
+            || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
+        let parts = class_parts(&case.classname, &self.frames[frame_index].name, &case.name);
+        self.sync_classes(frame_index, &parts, pytest, out)?;
+        self.frames[frame_index].started = true;
+
+        let py_file = pytest && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
+        let id = self.next_id(out);
+        let node = Node {
+            id,
+            parent: self.parent_id(),
+            name: case.name,
+            kind: NodeKind::Test,
+            line: line(case.line, if py_file { 1 } else { 0 }),
+            file: case.file,
+            ..Node::default()
+        };
+        let mut result = TestResult {
+            duration_ms: case.duration_ms,
+            ..TestResult::default()
+        };
+        if let Some(failure) = case.failure {
+            result.outcome = Outcome::Failed;
+            let (message, mut details) = describe(failure);
+            if let Some(error) = case.error {
+                // Never two verdicts: a teardown error after a failure is context.
+                let (error_message, error_details) = describe(error);
+                let extra = [error_message, error_details].into_iter().flatten();
+                let extra: Vec<String> = extra.collect();
+                if !extra.is_empty() {
+                    let mut text = details.unwrap_or_default();
+                    for part in extra {
+                        if !text.is_empty() {
+                            text.push_str("\n\n");
+                        }
+                        text.push_str(&part);
+                    }
+                    details = Some(text);
+                }
+            }
+            (result.message, result.details) = (message, details);
+        } else if let Some(error) = case.error {
+            result.outcome = Outcome::Error;
+            (result.message, result.details) = describe(error);
+        } else if let Some(skipped) = case.skipped {
+            let xfail = skipped.kind.as_deref() == Some("pytest.xfail");
+            result.outcome = if xfail {
+                Outcome::Xfail
+            } else {
+                Outcome::Skipped
+            };
+            let text = non_empty(Some(&skipped.text));
+            result.message = non_empty(skipped.message.as_deref()).or_else(|| text.clone());
+            result.details = text.filter(|t| Some(t) != result.message.as_ref());
+        }
+        out.test(TestNode {
+            node,
+            output: case.output,
+            result,
+        })
+    }
+
+    /// Makes the open classname suites of the frame equal `parts`.
+    fn sync_classes(
+        &mut self,
+        frame_index: usize,
+        parts: &[&str],
+        pytest: bool,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let frame = &mut self.frames[frame_index];
+        let keep = frame
+            .classes
+            .iter()
+            .zip(parts)
+            .take_while(|((open, _), new)| open == *new);
+        let keep = keep.count();
+        while frame.classes.len() > keep {
+            let (_, id) = frame.classes.pop().expect("len > keep");
+            out.send(TestEvent::SuiteDone { id })?;
+        }
+        // pytest's classname is `pkg.module.Class.Inner`: the last lowercase part
+        // before the first capitalised one is the module.
+        let module = if pytest {
+            let first_class = parts.iter().position(|p| p.starts_with(char::is_uppercase));
+            Some(first_class.unwrap_or(parts.len()).saturating_sub(1))
+        } else {
+            None
+        };
+        for (depth, part) in parts.iter().enumerate().skip(keep) {
+            let kind = match module {
+                Some(m) if depth < m => NodeKind::Dir,
+                Some(m) if depth == m => NodeKind::File,
+                _ => NodeKind::Suite,
+            };
+            self.next_id += 1;
+            let id = out.id(&self.next_id.to_string());
+            let frame = &self.frames[frame_index];
+            let parent = frame
+                .classes
+                .last()
+                .map(|(_, id)| id.clone())
+                .or(frame.id.clone());
+            let node = Node {
+                id: id.clone(),
+                parent,
+                name: part.to_string(),
+                kind,
+                ..Node::default()
+            };
+            out.send(TestEvent::Suite(node))?;
+            self.frames[frame_index]
+                .classes
+                .push((part.to_string(), id));
+        }
+        Ok(())
+    }
+
+    /// After an error: closes every open suite, innermost first.
+    fn close_all(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        while let Some(frame) = self.frames.pop() {
+            close_frame(frame, out)?;
+        }
+        Ok(())
+    }
+}
+
+fn close_frame(mut frame: Frame, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    while let Some((_, id)) = frame.classes.pop() {
+        out.send(TestEvent::SuiteDone { id })?;
+    }
+    if let Some(id) = frame.id {
+        out.send(TestEvent::SuiteDone { id })?;
+    }
+    Ok(())
+}
+
+fn add_problem(slot: &mut Option<Problem>, problem: Problem) {
+    match slot {
+        None => *slot = Some(problem),
+        Some(first) => {
+            // A second <failure> in one case (some aggregators) adds to the first.
+            let extra = [problem.message, non_empty(Some(&problem.text))];
+            for part in extra.into_iter().flatten() {
+                first.text.push_str("\n\n");
+                first.text.push_str(&part);
+            }
+        }
+    }
+}
+
+/// Message and details of a problem element.
+fn describe(problem: Problem) -> (Option<String>, Option<String>) {
+    let details = trim_block(&problem.text);
+    let message = non_empty(problem.message.as_deref())
+        .or_else(|| non_empty(problem.kind.as_deref()))
+        .or_else(|| details.as_deref().and_then(|d| non_empty(d.lines().next())));
+    (message, details)
+}
+
+/// Text without leading blank lines and trailing whitespace; `None` if blank.
+fn trim_block(text: &str) -> Option<String> {
+    let start = text.find(|c: char| !c.is_whitespace())?;
+    let start = text[..start].rfind('\n').map_or(0, |nl| nl + 1);
+    Some(text[start..].trim_end().to_string())
+}
+
+/// The suites a `classname` adds under its `<testsuite>`.
+fn class_parts<'c>(classname: &'c str, suite: &str, test: &str) -> Vec<&'c str> {
+    const FILE_EXTENSIONS: &[&str] = &[
+        "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte", "py", "rb", "go",
+        "java", "kt", "cs", "php", "rs",
+    ];
+    let classname = classname.trim();
+    // Surefire names the suite after the class; aggregators after the package.
+    let classname = classname
+        .strip_prefix(suite)
+        .and_then(|r| r.strip_prefix('.'))
+        .unwrap_or(classname);
+    if classname.is_empty() || classname == suite || classname == test {
+        return Vec::new();
+    }
+    let is_path = classname.contains(['/', '\\'])
+        || classname
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext));
+    let identifier = |part: &str| {
+        part.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+            && part
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    if !is_path && classname.split('.').all(identifier) {
+        classname.split('.').collect()
+    } else {
+        vec![classname]
+    }
+}
+
+/// The first value of attribute `key`, decoded; raw text if it does not decode.
+fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
+    let a = e
+        .attributes()
+        .with_checks(false)
+        .flatten()
+        .find(|a| a.key.local_name().as_ref() == key)?;
+    Some(match a.unescape_value() {
+        Ok(v) => v.into_owned(),
+        Err(_) => String::from_utf8_lossy(&a.value).into_owned(),
+    })
+}
+
+fn at<R: BufRead>(reader: &Reader<Counted<R>>, problem: String) -> ReadError {
+    malformed(reader, reader.buffer_position(), problem)
+}
+
+fn malformed<R: BufRead>(reader: &Reader<Counted<R>>, pos: u64, problem: String) -> ReadError {
+    let (line, column) = reader.get_ref().line_column(pos);
+    ReadError::Malformed {
+        line,
+        column,
+        problem,
+    }
+}
+
+/// A `BufRead` that counts the lines it hands out, so a byte position from the
+/// parser can be told as line and column without keeping the text. The last
+/// [`Counted::RECENT`] newline offsets are kept; a position further back than
+/// that is reported at the current line instead.
+struct Counted<R> {
+    inner: R,
+    lines: Lines,
+}
+
+#[derive(Debug, Default)]
+struct Lines {
+    consumed: u64,
+    newlines: u64,
+    recent: VecDeque<u64>,
+}
+
+impl Lines {
+    fn count(&mut self, bytes: &[u8]) {
+        for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            if self.recent.len() == Counted::<()>::RECENT {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(self.consumed + i as u64);
+            self.newlines += 1;
+        }
+        self.consumed += bytes.len() as u64;
+    }
+
+    /// 1-based line and column of byte `pos`.
+    fn line_column(&self, pos: u64) -> (u64, u64) {
+        let pos = pos.min(self.consumed);
+        let after = self
+            .recent
+            .iter()
+            .rev()
+            .take_while(|&&nl| nl >= pos)
+            .count();
+        let before_in_ring = self.recent.len() - after;
+        if before_in_ring > 0 {
+            (
+                self.newlines - after as u64 + 1,
+                pos - self.recent[before_in_ring - 1],
+            )
+        } else if self.newlines == after as u64 {
+            (1, pos + 1)
+        } else {
+            let last = self.recent.back().copied().unwrap_or(0);
+            (self.newlines + 1, self.consumed - last)
+        }
+    }
+}
+
+impl<R> Counted<R> {
+    const RECENT: usize = 1 << 16;
+
+    fn new(inner: R) -> Self {
+        Counted {
+            inner,
+            lines: Lines::default(),
+        }
+    }
+
+    fn line_column(&self, pos: u64) -> (u64, u64) {
+        self.lines.line_column(pos)
+    }
+}
+
+impl<R: BufRead> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.lines.count(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counted<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        if amt > 0 {
+            // The bytes being consumed are still at the front of the buffer;
+            // asking for it again does no I/O.
+            if let Ok(buf) = self.inner.fill_buf() {
+                self.lines.count(&buf[..amt.min(buf.len())]);
+            }
+        }
+        self.inner.consume(amt);
+    }
+}
+
+#[cfg(test)]
+#[path = "junit_tests.rs"]
+mod tests;

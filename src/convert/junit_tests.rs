@@ -1,0 +1,486 @@
+//! Unit tests of the JUnit reader against the samples and hand-made fixtures.
+use std::collections::HashMap;
+use std::io::{self, Read};
+
+use super::*;
+use crate::convert::common::testing::{check_tree, counts, events_of, sample};
+use crate::convert::common::Sink;
+
+/// `tests`, `failures`, `errors`, `skipped` summed over the outermost
+/// `<testsuite>` elements, the report's own count.
+fn declared_counts(xml: &str) -> [u64; 4] {
+    let mut reader = Reader::from_str(xml);
+    let mut depth = 0;
+    let mut sums = [0; 4];
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Start(e) if e.name().as_ref() == b"testsuite" => {
+                if depth == 0 {
+                    add_counts(&mut sums, &e);
+                }
+                depth += 1;
+            }
+            Event::Empty(e) if e.name().as_ref() == b"testsuite" && depth == 0 => {
+                add_counts(&mut sums, &e)
+            }
+            Event::End(e) if e.name().as_ref() == b"testsuite" => depth -= 1,
+            Event::Eof => return sums,
+            _ => {}
+        }
+    }
+}
+
+fn add_counts(sums: &mut [u64; 4], e: &BytesStart<'_>) {
+    for (i, key) in ["tests", "failures", "errors", "skipped"]
+        .iter()
+        .enumerate()
+    {
+        sums[i] += attr(e, key.as_bytes())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+    }
+}
+
+fn read_sample(name: &str) -> Vec<TestEvent> {
+    let bytes = sample(name);
+    events_of(|out| read(&bytes[..], out)).unwrap_or_else(|(_, e)| panic!("{name}: {e}"))
+}
+
+fn tests_by_name(events: &[TestEvent]) -> HashMap<String, Node> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Test(n) | TestEvent::Suite(n) => Some((n.name.clone(), n.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn result_of<'e>(
+    events: &'e [TestEvent],
+    nodes: &HashMap<String, Node>,
+    name: &str,
+) -> &'e TestResult {
+    let id = &nodes[name].id;
+    events
+        .iter()
+        .find_map(|e| match e {
+            TestEvent::Finished(r) if &r.id == id => Some(r),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{name} never finished"))
+}
+
+/// The chain of suite names above a node.
+fn ancestry(events: &[TestEvent], node: &Node) -> Vec<(String, NodeKind)> {
+    let by_id: HashMap<&str, &Node> = events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Suite(n) => Some((n.id.as_str(), n)),
+            _ => None,
+        })
+        .collect();
+    let mut chain = Vec::new();
+    let mut parent = node.parent.as_deref();
+    while let Some(id) = parent {
+        let suite = by_id[id];
+        chain.push((suite.name.clone(), suite.kind));
+        parent = suite.parent.as_deref();
+    }
+    chain.reverse();
+    chain
+}
+
+#[test]
+fn counts_match_the_reports() {
+    let files = [
+        "pytest-junit.xml",
+        "pytest-junit-xunit1-logall.xml",
+        "vitest-junit.xml",
+        "jest-junit.xml",
+        "surefire-nested.xml",
+        "single-testsuite.xml",
+        "unicode-cdata.xml",
+    ];
+    for name in files {
+        let events = read_sample(name);
+        let xml = String::from_utf8(sample(name)).unwrap();
+        let [tests, failures, errors, skipped] = declared_counts(&xml);
+        let c = counts(&events);
+        let total: u64 = c.values().sum();
+        assert_eq!(total, tests, "{name}: tests");
+        assert_eq!(c[&Outcome::Failed], failures, "{name}: failures");
+        assert_eq!(c[&Outcome::Error], errors, "{name}: errors");
+        assert_eq!(
+            c[&Outcome::Skipped] + c[&Outcome::Xfail],
+            skipped,
+            "{name}: skipped"
+        );
+    }
+}
+
+#[test]
+fn pytest_classnames_nest_module_and_classes() {
+    let events = read_sample("pytest-junit.xml");
+    let nodes = tests_by_name(&events);
+    let chain = ancestry(&events, &nodes["test_add[2-3-6]"]);
+    assert_eq!(
+        chain,
+        [
+            ("pytest".to_string(), NodeKind::Suite),
+            ("test_sample".to_string(), NodeKind::File),
+            ("TestOuter".to_string(), NodeKind::Suite),
+            ("TestInner".to_string(), NodeKind::Suite),
+        ]
+    );
+    // The collection error has an empty classname: straight under the suite.
+    assert_eq!(ancestry(&events, &nodes["test_broken"]).len(), 1);
+    let setup = result_of(&events, &nodes, "test_setup_throws");
+    assert_eq!(setup.outcome, Outcome::Error);
+    assert_eq!(
+        setup.message.as_deref(),
+        Some("failed on setup with \"RuntimeError: setup boom (fixture)\"")
+    );
+    let xfail = result_of(&events, &nodes, "test_expected_failure");
+    assert_eq!(
+        (xfail.outcome, xfail.message.as_deref()),
+        (Outcome::Xfail, Some("known bug #123"))
+    );
+    let skip = result_of(&events, &nodes, "test_is_skipped");
+    assert_eq!(skip.message.as_deref(), Some("not implemented yet"));
+    assert!(skip
+        .details
+        .as_deref()
+        .unwrap()
+        .ends_with("not implemented yet"));
+    let failed = result_of(&events, &nodes, "test_fails_with_unequal_values");
+    assert_eq!(
+        failed.message.as_deref(),
+        Some("assert 2 == 3\n +  where 2 = add(1, 1)")
+    );
+    assert!(failed
+        .details
+        .as_deref()
+        .unwrap()
+        .ends_with("test_sample.py:17: AssertionError"));
+    // Every TestOuter/TestInner test shares one pair of class suites.
+    let class_suites = events
+        .iter()
+        .filter(|e| matches!(e, TestEvent::Suite(n) if n.name == "TestInner"))
+        .count();
+    assert_eq!(class_suites, 1);
+}
+
+#[test]
+fn xunit1_lines_become_one_based_and_output_is_kept() {
+    let events = read_sample("pytest-junit-xunit1-logall.xml");
+    let nodes = tests_by_name(&events);
+    let passes = &nodes["test_passes"];
+    assert_eq!(
+        (passes.file.as_deref(), passes.line),
+        (Some("test_sample.py"), Some(13))
+    );
+    let printer = &nodes["test_prints_to_stdout"].id;
+    let outputs: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Output {
+                id: Some(id),
+                stream: Stream::Stderr,
+                text,
+            } if id == printer => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outputs.len(), 1);
+    assert!(outputs[0].contains("hello from test stderr\n"));
+}
+
+#[test]
+fn file_path_classnames_stay_one_suite() {
+    let events = read_sample("vitest-junit.xml");
+    let nodes = tests_by_name(&events);
+    let chain = ancestry(&events, &nodes["outer > inner > passes"]);
+    assert_eq!(chain, [("math.test.js".to_string(), NodeKind::Suite)]);
+    let failed = result_of(&events, &nodes, "outer > inner > fails with unequal values");
+    assert_eq!(
+        failed.message.as_deref(),
+        Some("expected 2 to be 3 // Object.is equality")
+    );
+    let details = failed.details.as_deref().unwrap();
+    assert!(
+        details.starts_with("AssertionError: expected 2 to be 3"),
+        "{details:?}"
+    );
+    assert!(details.ends_with("❯ math.test.js:13:25"), "{details:?}");
+    assert_eq!(
+        result_of(&events, &nodes, "outer > inner > passes").duration_ms,
+        Some(1)
+    );
+
+    let jest = read_sample("jest-junit.xml");
+    let nodes = tests_by_name(&jest);
+    // classname equal to the name adds no level; `1.5` is not a dotted identifier.
+    assert_eq!(
+        ancestry(&jest, &nodes["math handles 1.5 values"]),
+        [("math".to_string(), NodeKind::Suite)]
+    );
+    let failed = result_of(&jest, &nodes, "math fails with unequal values");
+    assert_eq!(
+        failed.message.as_deref(),
+        Some("Error: expect(received).toBe(expected) // Object.is equality")
+    );
+}
+
+#[test]
+fn nested_suites_duplicates_and_suite_output() {
+    let events = read_sample("surefire-nested.xml");
+    let nodes = tests_by_name(&events);
+    let chain = ancestry(&events, &nodes["addsTwoNumbers"]);
+    let names: Vec<&str> = chain.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["com.example.unit", "com.example.CalculatorTest"]);
+    let chain = ancestry(&events, &nodes["sameName"]);
+    let names: Vec<&str> = chain.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["com.example.it", "ApiIT"]);
+    let same: Vec<&Node> = events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Test(n) if n.name == "sameName" => Some(n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(same.len(), 2);
+    assert_ne!(same[0].id, same[1].id);
+    assert_eq!(
+        result_of(&events, &nodes, "subtracts").duration_ms,
+        Some(1_000_500)
+    );
+    let suite_id = &nodes["com.example.CalculatorTest"].id;
+    assert!(events.iter().any(|e| matches!(e,
+        TestEvent::Output { id: Some(id), text, .. } if id == suite_id && text.starts_with("suite-level"))));
+    let error = result_of(&events, &nodes, "dividesByZero");
+    assert_eq!(
+        (error.outcome, error.message.as_deref()),
+        (Outcome::Error, Some("/ by zero"))
+    );
+}
+
+#[test]
+fn single_testsuite_root() {
+    let events = read_sample("single-testsuite.xml");
+    let nodes = tests_by_name(&events);
+    let chain = ancestry(&events, &nodes["test_post"]);
+    let kinds: Vec<NodeKind> = chain.iter().map(|(_, k)| *k).collect();
+    assert_eq!(
+        kinds,
+        [
+            NodeKind::Suite,
+            NodeKind::Dir,
+            NodeKind::File,
+            NodeKind::Suite
+        ]
+    );
+    // Not under a `pytest` suite, but a .py file: still pytest's 0-based line.
+    assert_eq!(nodes["test_post"].line, Some(15));
+    assert_eq!(ancestry(&events, &nodes["test_module_level"]).len(), 3);
+}
+
+#[test]
+fn cdata_entities_and_unicode() {
+    let events = read_sample("unicode-cdata.xml");
+    let nodes = tests_by_name(&events);
+    assert!(nodes.contains_key("test_grüße[日本語-🎉]"));
+    assert!(nodes.contains_key("TestÜmlaut"));
+    let id = &nodes["test_grüße[日本語-🎉]"].id;
+    let out = events.iter().find_map(|e| match e {
+        TestEvent::Output {
+            id: Some(i), text, ..
+        } if i == id => Some(text.as_str()),
+        _ => None,
+    });
+    assert_eq!(
+        out,
+        Some("raw <xml> & stuff ]] that is not markup\nsecond line ✓")
+    );
+    let name = "test_entities & <tags> \"quoted\" 'single'";
+    let failed = result_of(&events, &nodes, name);
+    assert_eq!(
+        failed.message.as_deref(),
+        Some("expected ☃ got ☃\nnext line")
+    );
+    assert_eq!(
+        failed.details.as_deref(),
+        Some("line one & two\n<b>not a tag</b> & no entity &amp;\ntail €")
+    );
+    let both = result_of(&events, &nodes, "test_both_failure_and_error");
+    assert_eq!(
+        (both.outcome, both.message.as_deref()),
+        (Outcome::Failed, Some("assert 1 == 2"))
+    );
+    assert!(both.details.as_deref().unwrap().contains("teardown trace"));
+}
+
+#[test]
+fn truncation_reports_position_and_keeps_what_was_read() {
+    let xml = "<testsuites>\n<testsuite name=\"s\">\n<testcase name=\"a\"/>\n<testcase name=\"b\">\n<failure>x";
+    let (events, err) = events_of(|out| read(xml.as_bytes(), out)).unwrap_err();
+    let c = counts(&events);
+    assert_eq!(c[&Outcome::Passed], 1);
+    assert_eq!(
+        c.values().sum::<u64>(),
+        1,
+        "the unfinished case is not reported"
+    );
+    let ReadError::Malformed { line, problem, .. } = err else {
+        panic!("{err}")
+    };
+    assert_eq!(line, 5, "{problem}");
+    assert!(problem.contains("end of file"), "{problem}");
+}
+
+#[test]
+fn syntax_errors_report_line_and_column() {
+    let xml = "<testsuites>\n  <testsuite name=\"s\">\n    <testcase name=\"a\"/>\n  </testsuitx>\n</testsuites>\n";
+    let (events, err) = events_of(|out| read(xml.as_bytes(), out)).unwrap_err();
+    assert_eq!(counts(&events)[&Outcome::Passed], 1);
+    let ReadError::Malformed { line, column, .. } = err else {
+        panic!("{err}")
+    };
+    assert_eq!((line, column), (4, 3));
+}
+
+#[test]
+fn not_junit_is_an_error_not_a_panic() {
+    for input in [
+        &b""[..],
+        b"   \n",
+        b"<html><body/></html>",
+        b"\x00\x01\x02\xff\xfe garbage",
+        b"<testsuites><testcase name=\"\xff\xfe\"/></testsuites>",
+        b"<<<>>>",
+        b"<testsuite><testcase name='a'></testsuite>",
+    ] {
+        let result = events_of(|out| read(input, out));
+        if let Err((_, err)) = &result {
+            assert!(matches!(err, ReadError::Malformed { .. }), "{err}");
+        }
+    }
+    let (_, err) = events_of(|out| read(&b"<html/>"[..], out)).unwrap_err();
+    assert!(err.to_string().contains("found <html>"), "{err}");
+}
+
+#[test]
+fn line_counter_resolves_recent_and_old_positions() {
+    let mut lines = Lines::default();
+    lines.count(b"ab\ncd\nef");
+    assert_eq!(lines.line_column(0), (1, 1));
+    assert_eq!(lines.line_column(3), (2, 1));
+    assert_eq!(lines.line_column(7), (3, 2));
+    assert_eq!(lines.line_column(100), (3, 3));
+}
+
+/// Counts events without keeping them.
+#[derive(Default)]
+struct CountingSink {
+    finished: u64,
+    suites: u64,
+}
+
+impl Sink for CountingSink {
+    fn event(&mut self, event: TestEvent) -> io::Result<()> {
+        match event {
+            TestEvent::Finished(_) => self.finished += 1,
+            TestEvent::Suite(_) => self.suites += 1,
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A JUnit document made on the fly: never held whole, so the reader's
+/// memory is all that grows if anything does.
+struct Generated {
+    cases: u64,
+    next: u64,
+    pending: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl Generated {
+    fn new(cases: u64) -> Self {
+        let head = b"<?xml version=\"1.0\"?>\n<testsuites name=\"big\">\n<testsuite name=\"s\">\n"
+            .to_vec();
+        Generated {
+            cases,
+            next: 0,
+            pending: head,
+            at: 0,
+            done: false,
+        }
+    }
+}
+
+impl Read for Generated {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.at == self.pending.len() {
+            self.pending.clear();
+            self.at = 0;
+            if self.next < self.cases {
+                let n = self.next;
+                self.next += 1;
+                let body = match n % 4 {
+                    0 => String::new(),
+                    1 => "<failure message=\"assert 1 == 2\">trace line &amp; more\n  at x</failure>".to_string(),
+                    2 => "<skipped message=\"why\"/>".to_string(),
+                    _ => "<system-out><![CDATA[printed output of some length, for realism]]></system-out>".to_string(),
+                };
+                let case = format!(
+                    "<testcase classname=\"tests.test_mod{}.TestClass\" name=\"test_{n}[param-{n}]\" time=\"0.001\">{body}</testcase>\n",
+                    n / 1000
+                );
+                self.pending.extend_from_slice(case.as_bytes());
+            } else if !self.done {
+                self.done = true;
+                self.pending
+                    .extend_from_slice(b"</testsuite>\n</testsuites>\n");
+            } else {
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.pending.len() - self.at);
+        buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn streams_a_50_mb_report() {
+    // ~150 bytes a case: 350k cases is about 50 MB.
+    let cases = 350_000;
+    let mut sink = CountingSink::default();
+    let input = io::BufReader::new(Generated::new(cases));
+    read(input, &mut Emitter::new(&mut sink, "")).unwrap();
+    assert_eq!(sink.finished, cases);
+    // The suite and the `tests` package, then per module (a new one every
+    // 1000 cases) the module and its class.
+    assert_eq!(sink.suites, 1 + 1 + 2 * cases.div_ceil(1000));
+}
+
+#[test]
+fn the_generator_is_valid_junit() {
+    let mut text = String::new();
+    Generated::new(8).read_to_string(&mut text).unwrap();
+    let events = events_of(|out| read(text.as_bytes(), out)).unwrap();
+    check_tree(&events);
+    let c = counts(&events);
+    assert_eq!(
+        (
+            c[&Outcome::Passed],
+            c[&Outcome::Failed],
+            c[&Outcome::Skipped]
+        ),
+        (4, 2, 2)
+    );
+}

@@ -1,0 +1,418 @@
+//! pytest-json-report files (`pytest --json-report`; checked against
+//! pytest-json-report 1.5.0 on pytest 9.2.0, `samples/pytest-report.json`).
+//!
+//! Read: `root`, `tests[]` with `nodeid`, `lineno` (0-based), `outcome`, and
+//! per phase (`setup`, `call`, `teardown`) `duration` (s), `outcome`,
+//! `crash.message`, `longrepr` (a string, or for skips the repr of a
+//! `(path, line, "Skipped: reason")` tuple), `stdout`, `stderr`; and
+//! `collectors[]` with `nodeid`, `outcome`, `longrepr`.
+//!
+//! Tree from the nodeid `a/b/test_x.py::Cls::Inner::test[p]`: `a`, `b` are
+//! directory suites, `test_x.py` a file suite, `Cls`, `Inner` class suites,
+//! `test[p]` the test (a `[…]` parameter id may hold `/` or `::`). Files are
+//! made absolute with `root`; the test's line is `lineno + 1`; its meta is the
+//! name with parameters.
+//!
+//! Outcomes: `passed`, `failed`, `error`, `skipped`, `xfailed` → xfail,
+//! `xpassed` → xpass; anything else is an error naming it. The message is
+//! the `crash.message` of the first phase that failed (setup, call,
+//! teardown; the call's for xfail), the details its `longrepr`; a skip's
+//! message is the reason from its `longrepr`. The duration is the sum of the
+//! phases. Each phase's `stdout`/`stderr` is the test's output, in order.
+//!
+//! A collector with `outcome: failed` (an import error, which pytest keeps out
+//! of `tests` and `summary`) becomes an error pseudo-test `collection error`
+//! under that file's suite.
+use std::io::Read;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::common::{
+    lenient, line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
+};
+use crate::event::{Node, NodeKind, Outcome, Stream, TestResult};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Report {
+    #[serde(deserialize_with = "lenient::string")]
+    root: Option<String>,
+    #[serde(deserialize_with = "lenient::list")]
+    tests: Vec<Test>,
+    #[serde(deserialize_with = "lenient::list")]
+    collectors: Vec<Collector>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Test {
+    #[serde(deserialize_with = "lenient::string")]
+    nodeid: Option<String>,
+    #[serde(deserialize_with = "lenient::f64")]
+    lineno: Option<f64>,
+    #[serde(deserialize_with = "lenient::string")]
+    outcome: Option<String>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    setup: Option<Phase>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    call: Option<Phase>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    teardown: Option<Phase>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Phase {
+    #[serde(deserialize_with = "lenient::f64")]
+    duration: Option<f64>,
+    #[serde(deserialize_with = "lenient::string")]
+    outcome: Option<String>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    crash: Option<Crash>,
+    longrepr: Option<Value>,
+    #[serde(deserialize_with = "lenient::string")]
+    stdout: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    stderr: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Crash {
+    #[serde(deserialize_with = "lenient::string")]
+    message: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Collector {
+    #[serde(deserialize_with = "lenient::string")]
+    nodeid: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    outcome: Option<String>,
+    longrepr: Option<Value>,
+}
+
+/// The name of the pseudo-test for a file that failed to collect.
+pub(crate) const COLLECTION_ERROR: &str = "collection error";
+
+/// Reads one pytest-json-report file.
+pub(crate) fn read(input: impl Read, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    let report: Report = serde_json::from_reader(input).map_err(ReadError::from_json)?;
+    send_report(report, out)
+}
+
+/// Sends an already parsed document (when detection had to parse it).
+pub(crate) fn send(doc: Value, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    send_report(
+        serde_json::from_value(doc).map_err(ReadError::from_value)?,
+        out,
+    )
+}
+
+fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    let root = report.root.as_deref().filter(|r| !r.is_empty());
+    let mut tree = Grouper::default();
+    for test in report.tests {
+        let nodeid = test.nodeid.clone().unwrap_or_default();
+        let parsed = NodeId::parse(&nodeid);
+        let path = parsed.suites(root);
+        let file = parsed.file.as_deref().map(|f| absolute(root, f));
+        let node = Node {
+            name: parsed.name.clone().unwrap_or_else(|| nodeid.clone()),
+            file,
+            line: line(test.lineno, 1),
+            meta: parsed.name,
+            ..Node::default()
+        };
+        let (result, output) = outcome(test);
+        tree.add(
+            &path,
+            TestNode {
+                node,
+                output,
+                result,
+            },
+        );
+    }
+    for collector in report.collectors {
+        if collector.outcome.as_deref() != Some("failed") {
+            continue;
+        }
+        let nodeid = collector.nodeid.unwrap_or_default();
+        // A collector's nodeid names a suite (a file, a class), never a test.
+        let parsed = NodeId::parse(&format!("{nodeid}::_"));
+        let path = parsed.suites(root);
+        let details = collector.longrepr.as_ref().and_then(text_of);
+        let message = details
+            .as_deref()
+            .and_then(|d| d.lines().rev().find(|l| l.starts_with("E ")))
+            .map(|l| l.trim_start_matches('E').trim().to_string())
+            .or_else(|| Some(format!("error collecting {nodeid}")));
+        let node = Node {
+            name: COLLECTION_ERROR.to_string(),
+            file: parsed.file.as_deref().map(|f| absolute(root, f)),
+            ..Node::default()
+        };
+        let result = TestResult {
+            outcome: Outcome::Error,
+            message,
+            details,
+            ..TestResult::default()
+        };
+        tree.add(
+            &path,
+            TestNode {
+                node,
+                result,
+                ..TestNode::default()
+            },
+        );
+    }
+    tree.emit(out)
+}
+
+fn outcome(test: Test) -> (TestResult, Vec<(Stream, String)>) {
+    let status = test.outcome.unwrap_or_default();
+    let outcome = match status.as_str() {
+        "passed" => Outcome::Passed,
+        "failed" => Outcome::Failed,
+        "error" => Outcome::Error,
+        "skipped" => Outcome::Skipped,
+        "xfailed" => Outcome::Xfail,
+        "xpassed" => Outcome::Xpass,
+        _ => Outcome::Error,
+    };
+    let phases: Vec<Phase> = [test.setup, test.call, test.teardown]
+        .into_iter()
+        .flatten()
+        .collect();
+    let total: f64 = phases.iter().filter_map(|p| p.duration).sum();
+    let mut result = TestResult {
+        outcome,
+        duration_ms: phases
+            .iter()
+            .any(|p| p.duration.is_some())
+            .then(|| to_ms(total, 1000.0))
+            .flatten(),
+        ..TestResult::default()
+    };
+    let phase_with = |wanted: &str| phases.iter().find(|p| p.outcome.as_deref() == Some(wanted));
+    let telling = match outcome {
+        Outcome::Failed | Outcome::Error => phase_with("failed"),
+        Outcome::Skipped => phase_with("skipped"),
+        Outcome::Xfail => phases
+            .iter()
+            .find(|p| p.crash.is_some())
+            .or_else(|| phase_with("skipped")),
+        _ => None,
+    };
+    if let Some(phase) = telling {
+        let details = phase.longrepr.as_ref().and_then(text_of);
+        if outcome == Outcome::Skipped {
+            result.message = phase.longrepr.as_ref().and_then(skip_reason);
+        } else {
+            let crash = phase
+                .crash
+                .as_ref()
+                .and_then(|c| non_empty(c.message.as_deref()));
+            result.message = crash;
+            result.details = details;
+        }
+    }
+    if result.outcome == Outcome::Error && result.message.is_none() && status != "error" {
+        result.message = Some(format!("unknown outcome '{status}'"));
+    }
+    let mut output = Vec::new();
+    for phase in phases {
+        output.extend(phase.stdout.map(|t| (Stream::Stdout, t)));
+        output.extend(phase.stderr.map(|t| (Stream::Stderr, t)));
+    }
+    (result, output)
+}
+
+/// A `longrepr` as text: strings as they are, other shapes as JSON.
+fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::String(s) => non_empty(Some(s)),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The reason of a skip's `longrepr`: `('/p/t.py', 22, 'Skipped: why')` as a
+/// string (pytest-json-report) or a `[path, line, text]` array.
+fn skip_reason(value: &Value) -> Option<String> {
+    let text = match value {
+        Value::Array(items) => items.get(2)?.as_str()?.to_string(),
+        Value::String(s) => {
+            let s = s.trim();
+            match s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
+                // The third item of a Python tuple repr, quotes removed.
+                Some(inner) => {
+                    let third = inner.splitn(3, ", ").nth(2).unwrap_or(inner);
+                    let unquoted = third
+                        .strip_prefix('\'')
+                        .and_then(|t| t.strip_suffix('\''))
+                        .or_else(|| third.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
+                        .unwrap_or(third);
+                    unquoted.replace("\\'", "'")
+                }
+                None => s.to_string(),
+            }
+        }
+        _ => return None,
+    };
+    let reason = text.strip_prefix("Skipped: ").unwrap_or(&text);
+    non_empty(Some(reason))
+}
+
+/// `root/path` unless `path` is absolute or there is no root.
+fn absolute(root: Option<&str>, path: &str) -> String {
+    match root {
+        Some(root) if !path.starts_with('/') => format!("{}/{path}", root.trim_end_matches('/')),
+        _ => path.to_string(),
+    }
+}
+
+/// The parts of a pytest nodeid.
+#[derive(Debug, Default, PartialEq)]
+struct NodeId {
+    dirs: Vec<String>,
+    file: Option<String>,
+    classes: Vec<String>,
+    name: Option<String>,
+}
+
+impl NodeId {
+    fn parse(nodeid: &str) -> NodeId {
+        // Parameter ids may contain anything, so split only before the `[`.
+        let (structure, params) = match nodeid.find('[') {
+            Some(at) => nodeid.split_at(at),
+            None => (nodeid, ""),
+        };
+        let mut parts: Vec<&str> = structure.split("::").collect();
+        if parts.len() < 2 {
+            return NodeId {
+                name: Some(nodeid.to_string()).filter(|n| !n.is_empty()),
+                ..NodeId::default()
+            };
+        }
+        let name = format!("{}{params}", parts.pop().unwrap_or_default());
+        let path = parts.remove(0);
+        let mut dirs: Vec<String> = path
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        let file = dirs.pop();
+        NodeId {
+            dirs,
+            file: file.map(|_| path.to_string()),
+            classes: parts.iter().map(|c| c.to_string()).collect(),
+            name: Some(name),
+        }
+    }
+
+    /// The suites a node sits in: directories, the file, the classes.
+    fn suites(&self, root: Option<&str>) -> Vec<SuiteSpec> {
+        let mut path: Vec<SuiteSpec> = self
+            .dirs
+            .iter()
+            .map(|d| SuiteSpec::new(d.clone(), NodeKind::Dir))
+            .collect();
+        if let Some(file) = &self.file {
+            let base = file.rsplit('/').next().unwrap_or(file);
+            let mut spec = SuiteSpec::new(base, NodeKind::File);
+            spec.file = Some(absolute(root, file));
+            path.push(spec.clone());
+            for class in &self.classes {
+                let mut class_spec = SuiteSpec::new(class.clone(), NodeKind::Suite);
+                class_spec.file = spec.file.clone();
+                path.push(class_spec);
+            }
+        }
+        path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::common::testing::{counts, events_of, sample};
+    use crate::event::TestEvent;
+
+    #[test]
+    fn counts_match_the_summary() {
+        let bytes = sample("pytest-report.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        let n = |k: &str| doc["summary"][k].as_u64().unwrap_or(0);
+        let c = counts(&events);
+        assert_eq!(c[&Outcome::Passed], n("passed"));
+        assert_eq!(c[&Outcome::Failed], n("failed"));
+        assert_eq!(c[&Outcome::Skipped], n("skipped"));
+        assert_eq!(c[&Outcome::Xfail], n("xfailed"));
+        assert_eq!(c[&Outcome::Xpass], n("xpassed"));
+        // Plus one collection error, which pytest keeps out of the summary.
+        assert_eq!(c[&Outcome::Error], n("error") + 1);
+    }
+
+    #[test]
+    fn tree_lines_messages_and_output() {
+        let bytes = sample("pytest-report.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        let test = |name: &str| {
+            events.iter().find_map(|e| match e {
+                TestEvent::Test(n) if n.name == name => Some(n.clone()),
+                _ => None,
+            })
+        };
+        let passes = test("test_passes").unwrap();
+        assert_eq!(passes.line, Some(13));
+        assert_eq!(passes.file.as_deref(), Some("/proj/suite/test_sample.py"));
+        let suites: Vec<(String, NodeKind)> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Suite(n) => Some((n.name.clone(), n.kind)),
+                _ => None,
+            })
+            .collect();
+        assert!(suites.contains(&("TestInner".into(), NodeKind::Suite)));
+        assert!(suites.contains(&("test_sample.py".into(), NodeKind::File)));
+        let skip = events.iter().find_map(|e| match e {
+            TestEvent::Finished(r) if r.outcome == Outcome::Skipped => Some(r.clone()),
+            _ => None,
+        });
+        assert_eq!(
+            skip.unwrap().message.as_deref(),
+            Some("not implemented yet")
+        );
+        let printed = events.iter().any(|e| {
+            matches!(e, TestEvent::Output { stream: Stream::Stderr, text, .. } if text == "hello from test stderr\n")
+        });
+        assert!(printed);
+    }
+
+    #[test]
+    fn nodeids_split_outside_parameters() {
+        let id = NodeId::parse("a/b/test_x.py::Cls::test[p/q::r]");
+        assert_eq!(id.dirs, ["a", "b"]);
+        assert_eq!(id.file.as_deref(), Some("a/b/test_x.py"));
+        assert_eq!(id.classes, ["Cls"]);
+        assert_eq!(id.name.as_deref(), Some("test[p/q::r]"));
+        assert_eq!(NodeId::parse("odd").name.as_deref(), Some("odd"));
+        assert_eq!(
+            skip_reason(&Value::String(
+                "('/p/t.py', 22, 'Skipped: it\\'s, later')".into()
+            ))
+            .as_deref(),
+            Some("it's, later")
+        );
+        assert_eq!(
+            skip_reason(&serde_json::json!(["/p", 3, "Skipped: x"])).as_deref(),
+            Some("x")
+        );
+    }
+}

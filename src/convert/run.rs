@@ -1,0 +1,176 @@
+//! The `convert` command: every file in order into one pipeline. A file that
+//! is missing or malformed is reported on stderr and does not stop the
+//! others; what was read before a problem is still sent.
+use std::fs::File;
+use std::io::{self, BufReader, Cursor, Read, Write};
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::common::{Emitter, ReadError, Sink};
+use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
+use super::{ctrf, jest_json, junit, pytest_json, vitest_json};
+use crate::cli::{ConvertConfig, InputFormat};
+use crate::event::{Outcome, TestEvent};
+use crate::exit;
+use crate::report::Pipeline;
+
+/// What stops the whole conversion (a bad input file does not).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ConvertError {
+    /// Writing the stream failed.
+    #[error("writing the output failed")]
+    Output(#[source] io::Error),
+}
+
+impl ConvertError {
+    pub(crate) fn exit_code(&self) -> i32 {
+        match self {
+            ConvertError::Output(_) => exit::IO_ERROR,
+        }
+    }
+}
+
+/// Why one input file was not (fully) converted.
+#[derive(Debug, thiserror::Error)]
+enum FileError {
+    #[error("no such file")]
+    Missing,
+    #[error("is a directory")]
+    Directory,
+    #[error("cannot read: {0}")]
+    Unreadable(#[source] io::Error),
+    #[error("empty file")]
+    Empty,
+    #[error("unknown report format (expected one of: {FORMAT_NAMES}; see --input-format)")]
+    Unknown,
+    #[error(transparent)]
+    Read(ReadError),
+}
+
+impl FileError {
+    fn exit_code(&self) -> i32 {
+        match self {
+            FileError::Missing | FileError::Directory | FileError::Unreadable(_) => exit::NO_INPUT,
+            FileError::Read(ReadError::Io(_)) => exit::NO_INPUT,
+            FileError::Empty | FileError::Unknown | FileError::Read(_) => exit::DATA_ERROR,
+        }
+    }
+}
+
+/// Converts `config.files` into one stream on `out`; returns the exit code.
+/// Problems with single files go to stderr as one line each.
+pub(crate) fn run(config: &ConvertConfig, out: impl Write) -> Result<i32, ConvertError> {
+    run_with(config, out, &mut io::stderr().lock())
+}
+
+/// [`run`] with the error stream given.
+pub(crate) fn run_with(
+    config: &ConvertConfig,
+    out: impl Write,
+    errors: &mut dyn Write,
+) -> Result<i32, ConvertError> {
+    let mut pipeline = Pipeline::new(&config.output, out).map_err(ConvertError::Output)?;
+    let mut sink = Verdicts {
+        inner: &mut pipeline,
+        failed: false,
+    };
+    let mut worst = exit::SUCCESS;
+    for (index, path) in config.files.iter().enumerate() {
+        let mut emitter = Emitter::new(&mut sink, format!("{}:", index + 1));
+        match convert_file(path, config.input_format, &mut emitter) {
+            Ok(()) => {}
+            Err(FileError::Read(ReadError::Output(e))) => return Err(ConvertError::Output(e)),
+            Err(e) => {
+                // One line per problem, whatever the parser's text holds.
+                let text = e.to_string().replace(['\n', '\r'], " ");
+                let _ = writeln!(errors, "tcrunner: {}: {text}", path.display());
+                worst = worst.max(e.exit_code());
+            }
+        }
+    }
+    let failed = sink.failed;
+    pipeline.finish().map_err(ConvertError::Output)?;
+    Ok(match (worst, failed) {
+        (exit::SUCCESS, true) => exit::TESTS_FAILED,
+        (code, _) => code,
+    })
+}
+
+/// Passes events on, noting whether any test failed.
+struct Verdicts<'a, S: Sink> {
+    inner: &'a mut S,
+    failed: bool,
+}
+
+impl<S: Sink> Sink for Verdicts<'_, S> {
+    fn event(&mut self, event: TestEvent) -> io::Result<()> {
+        if let TestEvent::Finished(result) = &event {
+            self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
+        }
+        self.inner.event(event)
+    }
+}
+
+fn convert_file(
+    path: &Path,
+    format: Option<InputFormat>,
+    out: &mut Emitter<'_>,
+) -> Result<(), FileError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => FileError::Missing,
+        _ => FileError::Unreadable(e),
+    })?;
+    if meta.is_dir() {
+        return Err(FileError::Directory);
+    }
+    let mut file = File::open(path).map_err(FileError::Unreadable)?;
+    let mut prefix = Vec::with_capacity(SNIFF_LEN);
+    (&mut file)
+        .take(SNIFF_LEN as u64)
+        .read_to_end(&mut prefix)
+        .map_err(FileError::Unreadable)?;
+    let sniffed = detect::sniff(&prefix);
+    let input = BufReader::with_capacity(64 * 1024, Cursor::new(prefix).chain(file));
+    let format = match format {
+        Some(format) => format,
+        None => match sniffed {
+            Sniffed::Format(format) => format,
+            Sniffed::Empty => return Err(FileError::Empty),
+            Sniffed::Unknown => return Err(FileError::Unknown),
+            // The telling keys are further in: parse it all, then decide.
+            Sniffed::Json => {
+                let doc: Value = serde_json::from_reader(input)
+                    .map_err(|e| FileError::Read(ReadError::from_json(e)))?;
+                let sent = match detect::by_keys(&doc) {
+                    Some(InputFormat::JestJson) => jest_json::send(doc, out),
+                    Some(InputFormat::VitestJson) => vitest_json::send(doc, out),
+                    Some(InputFormat::PytestJson) => pytest_json::send(doc, out),
+                    Some(InputFormat::Ctrf) => ctrf::send(doc, out),
+                    Some(InputFormat::Junit) | None => return Err(FileError::Unknown),
+                };
+                return sent.map_err(FileError::Read);
+            }
+        },
+    };
+    read(format, input, out).map_err(FileError::Read)
+}
+
+/// Runs the reader for `format`.
+pub(crate) fn read(
+    format: InputFormat,
+    input: impl io::BufRead,
+    out: &mut Emitter<'_>,
+) -> Result<(), ReadError> {
+    match format {
+        InputFormat::Junit => junit::read(input, out),
+        InputFormat::JestJson => jest_json::read(input, out),
+        InputFormat::VitestJson => vitest_json::read(input, out),
+        InputFormat::PytestJson => pytest_json::read(input, out),
+        InputFormat::Ctrf => ctrf::read(input, out),
+    }
+}
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

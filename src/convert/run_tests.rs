@@ -1,0 +1,179 @@
+//! Tests of the command: exit codes, error lines, and robustness of every
+//! reader against cut-off input.
+use std::path::PathBuf;
+
+use clap::Parser as _;
+
+use super::*;
+use crate::cli::{Config, RawArgs};
+use crate::convert::common::testing::{events_of, sample};
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/reports/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Runs `convert ARGS…`; returns the code, stdout and stderr.
+fn convert(args: &[&str]) -> (i32, String, String) {
+    let raw = RawArgs::try_parse_from(["tcrunner", "convert"].iter().chain(args)).unwrap();
+    let Config::Convert(config) = Config::from_args(raw, None) else {
+        panic!("not convert")
+    };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = run_with(&config, &mut out, &mut err).unwrap();
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+fn temp(name: &str, content: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tcrunner-convert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+const SAMPLES: [(&str, InputFormat); 11] = [
+    ("jest.json", InputFormat::JestJson),
+    ("vitest.json", InputFormat::VitestJson),
+    ("vitest-junit.xml", InputFormat::Junit),
+    ("pytest-junit.xml", InputFormat::Junit),
+    ("pytest-junit-xunit1-logall.xml", InputFormat::Junit),
+    ("pytest-report.json", InputFormat::PytestJson),
+    ("pytest-ctrf.json", InputFormat::Ctrf),
+    ("jest-junit.xml", InputFormat::Junit),
+    ("surefire-nested.xml", InputFormat::Junit),
+    ("single-testsuite.xml", InputFormat::Junit),
+    ("unicode-cdata.xml", InputFormat::Junit),
+];
+
+#[test]
+fn every_sample_converts_with_failures() {
+    for (name, _) in SAMPLES {
+        let (code, out, err) = convert(&[&fixture(name)]);
+        assert_eq!((code, err.as_str()), (exit::TESTS_FAILED, ""), "{name}");
+        assert!(out.contains("testFailed"), "{name}: {out}");
+    }
+}
+
+#[test]
+fn passing_report_succeeds_and_input_format_overrides() {
+    let path = temp(
+        "pass.data",
+        b"<testsuite name='s'><testcase name='ok' time='0.5'/></testsuite>",
+    );
+    let (code, out, err) = convert(&[path.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (exit::SUCCESS, ""));
+    assert!(out.contains("name='ok'"), "{out}");
+    let (code, _, err) = convert(&["--input-format", "ctrf", path.to_str().unwrap()]);
+    assert_eq!(code, exit::DATA_ERROR);
+    assert!(
+        err.starts_with(&format!("tcrunner: {}: line 1, column 1: ", path.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_files_do_not_stop_the_others() {
+    let dir = std::env::temp_dir();
+    let empty = temp("empty.xml", b"");
+    let unknown = temp("unknown.txt", b"hello, not a report\n");
+    let json = std::fs::read(fixture("jest.json")).unwrap();
+    let truncated = temp("truncated.json", &json[..json.len() / 2]);
+    let cases: [(&str, i32, String); 5] = [
+        (
+            "/definitely/missing.xml",
+            exit::NO_INPUT,
+            "no such file".into(),
+        ),
+        (
+            dir.to_str().unwrap(),
+            exit::NO_INPUT,
+            "is a directory".into(),
+        ),
+        (
+            empty.to_str().unwrap(),
+            exit::DATA_ERROR,
+            "empty file".into(),
+        ),
+        (
+            unknown.to_str().unwrap(),
+            exit::DATA_ERROR,
+            "unknown report format (expected one of: junit".into(),
+        ),
+        (
+            truncated.to_str().unwrap(),
+            exit::DATA_ERROR,
+            "EOF while parsing".into(),
+        ),
+    ];
+    let good = fixture("vitest-junit.xml");
+    for (bad, expected_code, problem) in cases {
+        let (code, out, err) = convert(&[&good, bad, &good]);
+        assert_eq!(code, expected_code, "{bad}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with(&format!("tcrunner: {bad}: ")), "{err}");
+        assert!(err.contains(&problem), "{err}");
+        // Both good copies were emitted in full.
+        assert_eq!(out.matches("name='slow > slow 3'").count(), 2, "{bad}");
+    }
+    // The worst input error wins.
+    let (code, _, err) = convert(&[empty.to_str().unwrap(), "/definitely/missing.xml"]);
+    assert_eq!((code, err.lines().count()), (exit::NO_INPUT, 2));
+}
+
+#[test]
+fn truncated_xml_keeps_what_was_read() {
+    let xml = std::fs::read(fixture("vitest-junit.xml")).unwrap();
+    let cut = String::from_utf8_lossy(&xml)
+        .find("name=\"other file passes\"")
+        .unwrap();
+    let path = temp("cut.xml", &xml[..cut]);
+    let (code, out, err) = convert(&[path.to_str().unwrap()]);
+    assert_eq!(code, exit::DATA_ERROR);
+    // The cut is inside the tag that opens on line 121.
+    assert!(err.contains(": line 121, column 9: "), "{err}");
+    assert!(out.contains("setup throws in beforeAll"), "{out}");
+}
+
+/// Every sample cut at every 97th byte and at each of its last 64 bytes gives
+/// events or a read error, never a panic.
+#[test]
+fn readers_survive_truncation() {
+    for (name, format) in SAMPLES {
+        let bytes = sample(name);
+        let len = bytes.len();
+        let cuts = (0..len).step_by(97).chain(len.saturating_sub(64)..=len);
+        for cut in cuts {
+            let input = &bytes[..cut];
+            match events_of(|out| read(format, input, out)) {
+                Ok(_) => {}
+                Err((_, ReadError::Malformed { .. })) => {}
+                Err((_, other)) => panic!("{name} cut at {cut}: {other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn readers_survive_garbage() {
+    let inputs: [&[u8]; 6] = [
+        b"",
+        b"\xff\xfe\x00\x01binary",
+        b"{\"testResults\": 5, \"tests\": \"x\", \"results\": []}",
+        b"{\"testResults\": [{\"assertionResults\": [1, {\"status\": 7, \"duration\": \"fast\"}]}]}",
+        b"{\"tests\": [{\"nodeid\": 1, \"call\": [], \"setup\": {\"longrepr\": {}}}], \"collectors\": {}}",
+        b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+    ];
+    for input in inputs {
+        for (_, format) in SAMPLES {
+            let _ = events_of(|out| read(format, input, out));
+        }
+    }
+}

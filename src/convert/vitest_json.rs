@@ -1,0 +1,94 @@
+//! vitest `--reporter=json --outputFile=F` reports (checked against vitest
+//! 5.1.1, `samples/vitest.json`; 3.2.7 and 4.1.12 write the same shape, with
+//! `tags` from 4 on and `benchmarks` from 5 on).
+//!
+//! Read: the jest shape ([`super::jest_json`] lists the fields) minus
+//! `failureDetails`, `failing` and `wasInterrupted`; `duration` is float ms
+//! (truncated), absent for skip/todo; `location` only with
+//! `--includeTaskLocation`; `tags` become node tags.
+//!
+//! Tree and outcomes as for jest, except that vitest writes `test.fails` as
+//! plain `passed` (so it stays passed) and has no expected/actual values.
+//!
+//! File level: a file with no `assertionResults` (an import error) gets an
+//! error pseudo-test `Test suite failed to run` carrying the file `message`.
+//! vitest's file `message` holds only file-level errors, so a file that has
+//! tests and a non-empty `message` gets an error pseudo-test
+//! `Test suite error` beside them. When a `beforeAll` hook fails, vitest marks
+//! the file's tests `skipped` with no error and the file `failed`, and keeps
+//! the hook's error nowhere ([vitest#4516]): those tests stay skipped, and a
+//! failed file with no failed test and no message gets a warning `Log` event.
+//!
+//! [vitest#4516]: https://github.com/vitest-dev/vitest/issues/4516
+use std::io::Read;
+
+use super::common::{Emitter, ReadError};
+use super::js_json::{self, Flavor};
+
+const VITEST: Flavor = Flavor {
+    tool: "vitest",
+    message_repeats_failures: false,
+};
+
+/// Reads one vitest JSON report.
+pub(crate) fn read(input: impl Read, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    js_json::read(input, &VITEST, out)
+}
+
+/// Sends an already parsed document (when detection had to parse it).
+pub(crate) fn send(doc: serde_json::Value, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    js_json::send(js_json::from_value(doc)?, &VITEST, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::convert::common::testing::{counts, events_of, sample};
+    use crate::event::{LogLevel, Outcome, TestEvent};
+
+    #[test]
+    fn counts_match_the_report() {
+        let bytes = sample("vitest.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let n = |k: &str| doc[k].as_u64().unwrap();
+        let c = counts(&events);
+        assert_eq!(c[&Outcome::Passed], n("numPassedTests"));
+        assert_eq!(c[&Outcome::Failed], n("numFailedTests"));
+        assert_eq!(c[&Outcome::Skipped], n("numPendingTests"));
+        assert_eq!(c[&Outcome::Todo], n("numTodoTests"));
+        // broken.test.js failed to import.
+        assert_eq!(c[&Outcome::Error], 1);
+        // math.test.js lost its beforeAll error, but has failed tests: no warning.
+        assert!(!events.iter().any(|e| matches!(
+            e,
+            TestEvent::Log {
+                level: LogLevel::Warning,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn before_all_failure_keeps_skips_and_adds_the_file_error() {
+        let json = r#"{"numTotalTestSuites":2,"testResults":[
+          {"name":"/p/a.test.js","status":"failed","message":"hook boom","assertionResults":[
+            {"ancestorTitles":["d"],"title":"t1","status":"skipped","failureMessages":[]},
+            {"ancestorTitles":["d"],"title":"t2","status":"skipped","failureMessages":[]}]},
+          {"name":"/p/b.test.js","status":"failed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"t3","status":"skipped","failureMessages":[]}]}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        let c = counts(&events);
+        assert_eq!(c[&Outcome::Skipped], 3);
+        assert_eq!(c[&Outcome::Error], 1);
+        let error = events.iter().find_map(|e| match e {
+            TestEvent::Finished(r) if r.outcome == Outcome::Error => Some(r),
+            _ => None,
+        });
+        assert_eq!(error.unwrap().message.as_deref(), Some("hook boom"));
+        let warned = events.iter().any(|e| {
+            matches!(e, TestEvent::Log { level: LogLevel::Warning, text } if text.starts_with("b.test.js"))
+        });
+        assert!(warned, "{events:#?}");
+    }
+}
