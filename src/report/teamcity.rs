@@ -26,10 +26,18 @@ pub(crate) struct Teamcity<W: Write> {
     nodes: HashMap<u64, Named>,
     /// Running tests per flow (a flow id string → how many tests run in it).
     busy: HashMap<String, u32>,
+    /// The suites TeamCity has open in each flow, outermost first. TeamCity
+    /// nests by order, so a suite whose source has not said it is done (a
+    /// jest describe block) is closed here as soon as a sibling starts.
+    stacks: HashMap<String, Vec<u64>>,
 }
 
 struct Named {
     name: String,
+    parent: u64,
+    /// Open in TeamCity's view (a suite closed early for a sibling is not).
+    open: bool,
+    is_test: bool,
     flow: String,
     /// Directory nodes are not reported; they only prefix file names.
     silent: bool,
@@ -39,7 +47,7 @@ struct Named {
 
 impl<W: Write> Teamcity<W> {
     pub(crate) fn new(out: Emitter<W>, retry_support: bool) -> Self {
-        Teamcity { out, retry_support, nodes: HashMap::new(), busy: HashMap::new() }
+        Teamcity { out, retry_support, nodes: HashMap::new(), busy: HashMap::new(), stacks: HashMap::new() }
     }
 
     pub(crate) fn start(&mut self) -> io::Result<()> {
@@ -63,7 +71,7 @@ impl<W: Write> Teamcity<W> {
             };
             self.nodes.insert(
                 node.id,
-                Named { name, flow: file_flow, silent: true, own_flow: false },
+                Named { name, parent: node.parent, open: false, is_test: false, flow: file_flow, silent: true, own_flow: false },
             );
             return Ok(());
         }
@@ -90,13 +98,51 @@ impl<W: Write> Teamcity<W> {
                 *running += 1;
             }
         }
+        if !own_flow {
+            self.arrange(&flow, node.parent)?;
+        }
         let kind = if node.is_test { "testStarted" } else { "testSuiteStarted" };
         let mut msg = Message::new(kind).with("name", name.as_str()).with("flowId", flow.as_str());
         if node.is_test {
             msg.push("captureStandardOutput", "false");
         }
         self.out.send(msg)?;
-        self.nodes.insert(node.id, Named { name, flow, silent: false, own_flow });
+        if !node.is_test {
+            self.stacks.entry(flow.clone()).or_default().push(node.id);
+        }
+        let open = !node.is_test;
+        self.nodes.insert(node.id, Named { name, parent: node.parent, open, is_test: node.is_test, flow, silent: false, own_flow });
+        Ok(())
+    }
+
+    /// Makes `parent` the innermost open suite of `flow`: closes suites that
+    /// are not its ancestors, reopens ancestors closed early.
+    fn arrange(&mut self, flow: &str, parent: u64) -> io::Result<()> {
+        let mut chain = Vec::new();
+        let mut at = parent;
+        while let Some(named) = self.nodes.get(&at) {
+            if !named.silent && !named.is_test && named.flow == flow {
+                chain.push(at);
+            }
+            at = named.parent;
+        }
+        chain.reverse();
+        let stack = self.stacks.entry(flow.to_owned()).or_default();
+        let keep = stack.iter().zip(&chain).take_while(|(a, b)| a == b).count();
+        let closing: Vec<u64> = stack.drain(keep..).rev().collect();
+        for id in closing {
+            let named = self.nodes.get_mut(&id).expect("stacked suites are known");
+            named.open = false;
+            let msg = Message::new("testSuiteFinished").with("name", named.name.as_str()).with("flowId", flow);
+            self.out.send(msg)?;
+        }
+        for &id in &chain[keep..] {
+            let named = self.nodes.get_mut(&id).expect("ancestors are known");
+            named.open = true;
+            let msg = Message::new("testSuiteStarted").with("name", named.name.as_str()).with("flowId", flow);
+            self.out.send(msg)?;
+            self.stacks.get_mut(flow).expect("created above").push(id);
+        }
         Ok(())
     }
 
@@ -186,6 +232,22 @@ impl<W: Write> Reporter for Teamcity<W> {
                 }
                 if node.id == node.flow {
                     self.busy.remove(&named.flow);
+                }
+                if !named.open {
+                    return Ok(()); // closed already, when a sibling started
+                }
+                // Inner suites still open in TeamCity's view close first.
+                let stack = self.stacks.entry(named.flow.clone()).or_default();
+                let at = stack.iter().position(|&id| id == node.id).unwrap_or(stack.len());
+                let closing: Vec<u64> = stack.drain(at..).rev().collect();
+                for id in closing.into_iter().filter(|&id| id != node.id) {
+                    if let Some(inner) = self.nodes.get_mut(&id) {
+                        inner.open = false;
+                        let msg = Message::new("testSuiteFinished")
+                            .with("name", inner.name.as_str())
+                            .with("flowId", named.flow.as_str());
+                        self.out.send(msg)?;
+                    }
                 }
                 self.out.send(
                     Message::new("testSuiteFinished")

@@ -237,6 +237,62 @@ impl Tcrunner {
         }
     }
 
+    /// Runs it as `tcrunner | head` would: reads stdout until it contains
+    /// `needle`, then closes the pipe, and waits for the end (panics after
+    /// `limit`). `stdout` of the result holds what was read.
+    pub fn run_closing_stdout_at(&mut self, needle: &str, limit: Duration) -> Run {
+        self.command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let started = Instant::now();
+        let mut child = self.command.spawn().expect("start tcrunner");
+        let mut stderr = child.stderr.take().expect("piped");
+        let stderr = thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = stderr.read_to_end(&mut all);
+            all
+        });
+        let mut stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = mpsc::channel();
+        let needle = needle.as_bytes().to_vec();
+        // Read on a thread, so a run that never prints the needle still ends the test.
+        thread::spawn(move || {
+            let mut read = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !contains(&read, &needle) {
+                match stdout.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => read.extend_from_slice(&buf[..n]),
+                }
+            }
+            drop(stdout); // the consumer goes away
+            let _ = tx.send(read);
+        });
+        let read = rx.recv_timeout(limit).unwrap_or_else(|_| {
+            let _ = child.kill();
+            kill_marked(&self.marker);
+            panic!("tcrunner did not print the awaited text within {limit:?}");
+        });
+        let deadline = started + limit;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for tcrunner") {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                kill_marked(&self.marker);
+                panic!("tcrunner still running {limit:?} after its stdout closed");
+            }
+            thread::sleep(Duration::from_millis(50));
+        };
+        let stderr = stderr.join().expect("stderr reader");
+        Run {
+            stdout: read,
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            status,
+            elapsed: started.elapsed(),
+            marker: self.marker.clone(),
+        }
+    }
+
     /// Runs it to the end; panics (after killing the run) if it takes longer than `limit`.
     pub fn run(&mut self, limit: Duration) -> Run {
         self.spawn().finish(limit)
@@ -277,6 +333,21 @@ impl Running {
                     "tcrunner closed stdout without printing {needle:?}:\n{}",
                     String::from_utf8_lossy(&self.stdout)
                 ),
+            }
+        }
+    }
+
+    /// Whether tcrunner has exited.
+    pub fn is_finished(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
+    /// Collects stdout for up to `wait` (keeps the pipe from filling).
+    pub fn drain(&mut self, wait: Duration) {
+        if let Ok(chunk) = self.stdout_rx.recv_timeout(wait) {
+            self.stdout.extend_from_slice(&chunk);
+            while let Ok(chunk) = self.stdout_rx.try_recv() {
+                self.stdout.extend_from_slice(&chunk);
             }
         }
     }
@@ -349,10 +420,7 @@ impl Running {
     fn kill_all(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        for (pid, _) in leftovers(&self.marker) {
-            // SAFETY: kill has no memory effects; pid is a process of this run.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
+        kill_marked(&self.marker);
     }
 }
 
@@ -583,6 +651,14 @@ pub fn leftovers(marker: &str) -> Vec<(i32, String)> {
     found
 }
 
+/// Kills every process carrying `marker` (cleaning up after a failed test).
+pub fn kill_marked(marker: &str) {
+    for (pid, _) in leftovers(marker) {
+        // SAFETY: kill has no memory effects; pid is a process of this run.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+}
+
 /// Asserts that no process carrying `marker` is alive, allowing 10 s for
 /// killed ones to go away.
 pub fn assert_no_leftovers(marker: &str) {
@@ -697,7 +773,15 @@ pub fn tests_by_path(stream: &[u8]) -> std::collections::BTreeMap<String, TestOu
             }
             "testFinished" => {
                 if let Some(outcome) = running.remove(&id) {
-                    found.insert(path_of(&names, &id), outcome);
+                    // Duplicate titles: the n-th test with one path gets ` #n`.
+                    let path = path_of(&names, &id);
+                    let mut key = path.clone();
+                    let mut n = 2;
+                    while found.contains_key(&key) {
+                        key = format!("{path} #{n}");
+                        n += 1;
+                    }
+                    found.insert(key, outcome);
                 }
             }
             _ => {}

@@ -1,0 +1,203 @@
+//! The real binary on real jest (29, 30) and vitest (3, 4, and 5 on node 22)
+//! against the fixture projects in tests/fixtures/{jest,vitest}, installed
+//! under target/node by scripts/setup-node.sh. Expected outcomes are written
+//! once per fixture in expected.json; every stream is checked with
+//! `tcrunner check`, and verdicts are compared with the framework's own JSON.
+mod util;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use util::{assert_clean, messages, output, path, tcrunner, tests_by_path, TestOutcome};
+
+/// A fixture install under target/node (scripts/setup-node.sh).
+fn node_project(name: &str) -> PathBuf {
+    let modules = util::node_modules(name).unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
+    modules.parent().unwrap().to_path_buf()
+}
+
+/// Runs tcrunner in the install `name`; returns (exit code, stdout).
+fn run(name: &str, args: &[&str]) -> (i32, Vec<u8>) {
+    let project = node_project(name);
+    let mut all: Vec<String> = vec!["--project".into(), project.to_string_lossy().into_owned()];
+    if name == "vitest5" {
+        all.extend(["--node".into(), node22().to_string_lossy().into_owned()]);
+    }
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    let out = output(&mut tcrunner(&all));
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+fn node22() -> PathBuf {
+    util::node22().expect("target/node/node22 missing: run scripts/setup-node.sh")
+}
+
+fn fixture_of(name: &str) -> &'static str {
+    if name.starts_with("jest") {
+        "tests/fixtures/jest"
+    } else {
+        "tests/fixtures/vitest"
+    }
+}
+
+/// The model for one install, with its version overrides applied.
+fn model(name: &str) -> BTreeMap<String, serde_json::Value> {
+    let model = util::json(&path(&format!("{}/expected.json", fixture_of(name))));
+    let mut tests: BTreeMap<String, serde_json::Value> =
+        model["tests"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    if let Some(overrides) = model["versions"][name].as_object() {
+        for (key, value) in overrides {
+            if value.is_null() {
+                tests.remove(key);
+            } else {
+                tests.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    tests
+}
+
+fn verdict(outcome: &str) -> &'static str {
+    match outcome {
+        "passed" | "xpass" => "passed",
+        "failed" => "failed",
+        "error" => "error",
+        "skipped" | "xfail" | "todo" => "ignored",
+        other => panic!("unknown outcome {other}"),
+    }
+}
+
+fn assert_matches_model(name: &str, found: &BTreeMap<String, TestOutcome>, model: &BTreeMap<String, serde_json::Value>) {
+    let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
+    let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "{name}: missing: {missing:#?}\nnot in the model: {extra:#?}");
+    for (key, spec) in model {
+        let got = &found[key];
+        let want = verdict(spec["outcome"].as_str().unwrap());
+        assert_eq!(got.verdict, want, "{name}: {key}: {got:?}");
+        if let Some(message) = spec["message"].as_str().filter(|_| want != "passed") {
+            assert_eq!(got.message.as_deref(), Some(message), "{name}: {key}: message");
+        }
+        assert_eq!(got.expected.as_deref(), spec["expected"].as_str(), "{name}: {key}: expected");
+        assert_eq!(got.actual.as_deref(), spec["actual"].as_str(), "{name}: {key}: actual");
+    }
+}
+
+fn outcomes_match_the_model(name: &str) {
+    let (code, stream) = run(name, &[]);
+    assert_eq!(code, 1, "{name}: the fixture fails on purpose");
+    assert_clean(&stream);
+    assert_matches_model(name, &tests_by_path(&stream), &model(name));
+
+    let (code, stream) = run(name, &["--format", "teamcity"]);
+    assert_eq!(code, 1);
+    assert_clean(&stream);
+    let msgs = messages(&stream);
+    assert_eq!(msgs.iter().filter(|m| m.name == "testStarted").count(), model(name).len(), "{name}: teamcity tests");
+    // Durations are whole milliseconds everywhere.
+    assert!(msgs.iter().filter_map(|m| m.get("duration")).all(|d| d.parse::<u64>().is_ok()));
+}
+
+#[test]
+fn jest30_outcomes_match_the_model() {
+    outcomes_match_the_model("jest30");
+}
+
+#[test]
+fn jest29_outcomes_match_the_model() {
+    outcomes_match_the_model("jest29");
+}
+
+#[test]
+fn vitest3_outcomes_match_the_model() {
+    outcomes_match_the_model("vitest3");
+}
+
+#[test]
+fn vitest4_outcomes_match_the_model() {
+    outcomes_match_the_model("vitest4");
+}
+
+#[test]
+fn vitest5_outcomes_match_the_model() {
+    outcomes_match_the_model("vitest5");
+}
+
+#[test]
+fn vitest5_on_an_old_node_is_a_one_line_error() {
+    let project = node_project("vitest5");
+    let out = output(&mut tcrunner(&["--project", project.to_str().unwrap(), "--node", "node"]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(69), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("needs node >= 22.12"), "{stderr}");
+}
+
+/// The framework's own JSON verdicts agree with ours for every test it lists.
+fn agrees_with_framework_json(name: &str) {
+    let project = node_project(name);
+    let json = std::env::temp_dir().join(format!("tcrunner-{name}-{}.json", std::process::id()));
+    let mut command = std::process::Command::new("node");
+    if name.starts_with("jest") {
+        command.arg(project.join("node_modules/jest/bin/jest.js")).arg("--json");
+    } else {
+        command.arg(project.join("node_modules/vitest/vitest.mjs")).args(["run", "--reporter=json"]);
+    }
+    command.arg(format!("--outputFile={}", json.display())).current_dir(&project).output().unwrap();
+    let report = util::json(&json);
+    std::fs::remove_file(&json).unwrap();
+
+    let (_, stream) = run(name, &[]);
+    let ours = tests_by_path(&stream);
+    let mut compared = 0;
+    let mut seen: BTreeMap<String, u32> = BTreeMap::new();
+    for file in report["testResults"].as_array().unwrap() {
+        let file_name = file["name"].as_str().unwrap();
+        let relative = file_name.strip_prefix(&format!("{}/", project.display())).unwrap_or(file_name);
+        for case in file["assertionResults"].as_array().unwrap() {
+            let mut parts = vec![relative.to_owned()];
+            parts.extend(case["ancestorTitles"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_owned()));
+            parts.push(case["title"].as_str().unwrap().to_owned());
+            let base = parts.join(" > ");
+            let n = seen.entry(base.clone()).and_modify(|n| *n += 1).or_insert(1);
+            let key = if *n > 1 { format!("{base} #{n}") } else { base };
+            let theirs = match case["status"].as_str().unwrap() {
+                "passed" => "passed",
+                "failed" => "failed",
+                _ => "ignored",
+            };
+            let mine = ours.get(&key).unwrap_or_else(|| panic!("{name}: {key} reported by the framework only"));
+            let mine = if mine.verdict == "error" { "failed" } else { mine.verdict.as_str() };
+            // vitest's JSON marks tests under a failed beforeAll as skipped and
+            // loses the error; we report them failed with the hook's error.
+            if !(theirs == "ignored" && mine == "failed" && name.starts_with("vitest")) {
+                assert_eq!(mine, theirs, "{name}: {key}");
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{name}: only {compared} compared");
+}
+
+#[test]
+fn jest30_agrees_with_its_json_report() {
+    agrees_with_framework_json("jest30");
+}
+
+#[test]
+fn vitest4_agrees_with_its_json_report() {
+    agrees_with_framework_json("vitest4");
+}
+
+#[test]
+fn targets_select_one_test_and_drop_filtered_ones() {
+    for (name, file) in [("jest30", "outcomes.test.js"), ("vitest4", "outcomes.test.ts"), ("vitest5", "outcomes.test.ts")] {
+        let target = format!("{file}::passes");
+        let (code, stream) = run(name, &["--target", &target]);
+        assert_clean(&stream);
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(found, [format!("{file} > passes")], "{name}: --target {target}");
+        assert_eq!(code, 0, "{name}");
+    }
+}
