@@ -129,6 +129,7 @@ impl State {
         let mut buf = Vec::with_capacity(64 * 1024);
         loop {
             buf.clear();
+            let before = reader.buffer_position();
             let event = match reader.read_event_into(&mut buf) {
                 Ok(event) => event,
                 Err(quick_xml::Error::Io(err)) => {
@@ -158,12 +159,8 @@ impl State {
                             Err(_) => problem.text.push_str(&String::from_utf8_lossy(&e)),
                         }
                     } else if !self.seen_root && !e.iter().all(u8::is_ascii_whitespace) {
-                        let pos = reader.buffer_position();
-                        return Err(malformed(
-                            reader,
-                            pos,
-                            "text before the root element".into(),
-                        ));
+                        let problem = "text before the root element".to_string();
+                        return Err(malformed(reader, before, problem));
                     }
                 }
                 Event::CData(e) => {

@@ -1,0 +1,362 @@
+//! `tcrunner convert` end to end: the real binary on every report fixture,
+//! its stream validated by `tcrunner check`, and the per-outcome counts in the
+//! stream equal to the counts the report itself declares.
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use quick_xml::events::Event;
+use serde_json::Value;
+use tcrunner_protocol::{ParseEvent, Parser};
+
+const DATA_ERROR: i32 = 65;
+const NO_INPUT: i32 = 66;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reports")
+        .join(name)
+}
+
+fn tcrunner(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tcrunner"));
+    command
+        .args(args)
+        .env_remove("TEAMCITY_VERSION")
+        .stdin(Stdio::null());
+    command
+}
+
+/// `tcrunner convert ARGS…`.
+fn convert(args: &[&str]) -> Output {
+    let mut all = vec!["convert"];
+    all.extend_from_slice(args);
+    tcrunner(&all).output().expect("run tcrunner convert")
+}
+
+/// `tcrunner check -` on `stream`: its exit code and report.
+fn check(stream: &[u8]) -> (i32, String) {
+    let mut child = tcrunner(&["check", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tcrunner check");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream)
+        .expect("feed check");
+    let out = child.wait_with_output().expect("wait for check");
+    let report =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), report)
+}
+
+/// Distinct nodeIds per message, as the stream reports them.
+#[derive(Debug, Default, PartialEq)]
+struct Counts {
+    failed: usize,
+    ignored: usize,
+    finished: usize,
+}
+
+fn stream_counts(stream: &[u8]) -> Counts {
+    let mut sets: [HashSet<String>; 3] = Default::default();
+    let mut parser = Parser::new();
+    let mut take = |event: ParseEvent| {
+        if let ParseEvent::Message { message, .. } = event {
+            let slot = match message.name.as_str() {
+                "testFailed" => 0,
+                "testIgnored" => 1,
+                "testFinished" => 2,
+                _ => return,
+            };
+            let id = message
+                .get("nodeId")
+                .expect("intellij messages carry nodeId")
+                .to_string();
+            assert!(sets[slot].insert(id), "{} twice for one node", message.name);
+        }
+    };
+    parser.feed(stream, &mut take);
+    parser.finish(&mut take);
+    let [failed, ignored, finished] = sets.map(|s| s.len());
+    Counts {
+        failed,
+        ignored,
+        finished,
+    }
+}
+
+fn json(name: &str) -> Value {
+    serde_json::from_slice(&std::fs::read(fixture(name)).unwrap()).unwrap()
+}
+
+fn n(v: &Value, pointer: &str) -> usize {
+    v.pointer(pointer).and_then(Value::as_u64).unwrap_or(0) as usize
+}
+
+/// What the report declares, mapped the documented way.
+fn declared(name: &str) -> Counts {
+    if name.ends_with(".xml") {
+        return junit_declared(name);
+    }
+    let doc = json(name);
+    match name {
+        "jest.json" | "vitest.json" => {
+            let files = doc["testResults"].as_array().unwrap();
+            // Files that failed to run become one error pseudo-test each.
+            let broken = files
+                .iter()
+                .filter(|f| f["assertionResults"].as_array().unwrap().is_empty())
+                .count();
+            // jest counts a `test.failing` that failed as expected as passed; it is xfail here.
+            let failing = files
+                .iter()
+                .flat_map(|f| f["assertionResults"].as_array().unwrap())
+                .filter(|a| a["failing"] == Value::Bool(true) && a["status"] == "passed")
+                .count();
+            Counts {
+                failed: n(&doc, "/numFailedTests") + broken,
+                ignored: n(&doc, "/numPendingTests") + n(&doc, "/numTodoTests") + failing,
+                finished: n(&doc, "/numTotalTests") + broken,
+            }
+        }
+        "pytest-report.json" => {
+            let collect_errors = doc["collectors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["outcome"] == "failed")
+                .count();
+            Counts {
+                failed: n(&doc, "/summary/failed") + n(&doc, "/summary/error") + collect_errors,
+                ignored: n(&doc, "/summary/skipped") + n(&doc, "/summary/xfailed"),
+                finished: n(&doc, "/summary/total") + collect_errors,
+            }
+        }
+        "pytest-ctrf.json" => Counts {
+            failed: n(&doc, "/results/summary/failed") + n(&doc, "/results/summary/other"),
+            ignored: n(&doc, "/results/summary/skipped") + n(&doc, "/results/summary/pending"),
+            finished: n(&doc, "/results/summary/tests"),
+        },
+        other => panic!("no count rule for {other}"),
+    }
+}
+
+/// `tests`, `failures + errors`, `skipped` summed over the outermost `<testsuite>`s.
+fn junit_declared(name: &str) -> Counts {
+    let xml = std::fs::read_to_string(fixture(name)).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let (mut depth, mut counts) = (0, Counts::default());
+    let mut add = |e: &quick_xml::events::BytesStart<'_>| {
+        let get = |key: &str| -> usize {
+            e.try_get_attribute(key)
+                .ok()
+                .flatten()
+                .and_then(|a| String::from_utf8_lossy(&a.value).parse().ok())
+                .unwrap_or(0)
+        };
+        counts.failed += get("failures") + get("errors");
+        counts.ignored += get("skipped");
+        counts.finished += get("tests");
+    };
+    loop {
+        match reader.read_event().unwrap() {
+            Event::Start(e) if e.name().as_ref() == b"testsuite" => {
+                if depth == 0 {
+                    add(&e);
+                }
+                depth += 1;
+            }
+            Event::Empty(e) if e.name().as_ref() == b"testsuite" && depth == 0 => add(&e),
+            Event::End(e) if e.name().as_ref() == b"testsuite" => depth -= 1,
+            Event::Eof => return counts,
+            _ => {}
+        }
+    }
+}
+
+const SAMPLES: [&str; 11] = [
+    "jest.json",
+    "vitest.json",
+    "vitest-junit.xml",
+    "pytest-junit.xml",
+    "pytest-junit-xunit1-logall.xml",
+    "pytest-report.json",
+    "pytest-ctrf.json",
+    "jest-junit.xml",
+    "surefire-nested.xml",
+    "single-testsuite.xml",
+    "unicode-cdata.xml",
+];
+
+#[test]
+fn every_sample_gives_a_valid_stream_with_the_reports_counts() {
+    for name in SAMPLES {
+        let path = fixture(name);
+        let out = convert(&[path.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: every sample has failures; {stderr}"
+        );
+        assert!(stderr.is_empty(), "{name}: {stderr}");
+        let (code, report) = check(&out.stdout);
+        assert_eq!(code, 0, "{name}: check says\n{report}");
+        assert_eq!(stream_counts(&out.stdout), declared(name), "{name}");
+    }
+}
+
+#[test]
+fn all_samples_in_one_run_and_the_teamcity_dialect() {
+    let paths: Vec<String> = SAMPLES
+        .iter()
+        .map(|s| fixture(s).to_string_lossy().into_owned())
+        .collect();
+    let mut args: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let out = convert(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let (code, report) = check(&out.stdout);
+    assert_eq!(code, 0, "{report}");
+    let total: usize = SAMPLES.iter().map(|s| declared(s).finished).sum();
+    assert_eq!(stream_counts(&out.stdout).finished, total);
+
+    args.extend(["--format", "teamcity"]);
+    let out = convert(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let (code, report) = check(&out.stdout);
+    assert_eq!(code, 0, "{report}");
+}
+
+#[test]
+fn a_passing_report_exits_zero() {
+    let dir = scratch("pass");
+    let path = dir.join("pass.xml");
+    std::fs::write(
+        &path,
+        "<testsuite name='s'><testcase classname='a.B' name='ok' time='0.25'/></testsuite>",
+    )
+    .unwrap();
+    let out = convert(&[path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("testFinished") && text.contains("duration='250'"),
+        "{text}"
+    );
+}
+
+fn scratch(label: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("convert-{label}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn bad_inputs_give_their_code_one_line_and_keep_the_rest() {
+    let dir = scratch("bad");
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    let unknown = dir.join("notes.txt");
+    std::fs::write(&unknown, "just some text\n").unwrap();
+    let jest = std::fs::read(fixture("jest.json")).unwrap();
+    let truncated_json = dir.join("truncated.json");
+    std::fs::write(&truncated_json, &jest[..jest.len() * 2 / 3]).unwrap();
+    let xml = std::fs::read(fixture("pytest-junit.xml")).unwrap();
+    let truncated_xml = dir.join("truncated.xml");
+    let cut = String::from_utf8_lossy(&xml)
+        .find("name=\"test_prints_to_stdout\"")
+        .unwrap();
+    std::fs::write(&truncated_xml, &xml[..cut]).unwrap();
+    let missing = dir.join("missing.xml");
+    let sub = dir.join("a-directory");
+    std::fs::create_dir_all(&sub).unwrap();
+
+    let good = fixture("vitest-junit.xml");
+    let good_count = declared("vitest-junit.xml").finished;
+    let cases: [(&Path, i32, &str, usize); 6] = [
+        (&missing, NO_INPUT, "no such file", 0),
+        (&sub, NO_INPUT, "is a directory", 0),
+        (&empty, DATA_ERROR, "empty file", 0),
+        (&unknown, DATA_ERROR, "unknown report format", 0),
+        (&truncated_json, DATA_ERROR, "EOF while parsing", 0),
+        // Cut inside the 11th test case's tag: ten complete cases before it.
+        (&truncated_xml, DATA_ERROR, "tag not closed", 10),
+    ];
+    for (bad, code, problem, partial) in cases {
+        let out = convert(&[
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            good.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{}: {stderr}", bad.display());
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("tcrunner: {}: ", bad.display())),
+            "{stderr}"
+        );
+        assert!(stderr.contains(problem), "{stderr}");
+        let (check_code, report) = check(&out.stdout);
+        assert_eq!(check_code, 0, "{}: {report}", bad.display());
+        assert_eq!(
+            stream_counts(&out.stdout).finished,
+            2 * good_count + partial,
+            "{}",
+            bad.display()
+        );
+    }
+
+    // A malformed report alone: what was read is still emitted and closed, and
+    // the error points at the `<` of the cut tag.
+    let out = convert(&[truncated_xml.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(DATA_ERROR));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(": line 37, column 55: "), "{stderr}");
+    assert_eq!(stream_counts(&out.stdout).finished, 10);
+    assert_eq!(check(&out.stdout).0, 0);
+
+    // The worst input error wins over failed tests.
+    let out = convert(&[
+        good.to_str().unwrap(),
+        empty.to_str().unwrap(),
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(NO_INPUT));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 2);
+}
+
+#[test]
+fn input_format_overrides_detection() {
+    let out = convert(&[
+        "--input-format",
+        "pytest-json",
+        fixture("jest.json").to_str().unwrap(),
+    ]);
+    // A jest report read as pytest-json has no tests: nothing fails, nothing is wrong.
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = convert(&[
+        "--input-format",
+        "junit",
+        fixture("jest.json").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(DATA_ERROR));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 1, column 1"), "{stderr}");
+}
