@@ -58,7 +58,9 @@ pub(crate) enum Rule {
     DuplicateFailure,
     /// flowStarted/flowFinished out of order or without a flowId.
     Flow,
-    /// A tree message after testingFinished, which the IDE no longer reads.
+    /// A tree message after testingFinished, which the IDE no longer reads
+    /// (`OutputToGeneralTestEventsConverter.finishTesting` disposes its
+    /// processor and drops every later event).
     AfterFinish,
 }
 

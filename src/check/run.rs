@@ -35,7 +35,6 @@ pub(crate) enum CheckError {
 
 impl CheckError {
     /// The process exit code for this error.
-    #[allow(dead_code)]
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
             CheckError::Open { .. } | CheckError::Read { .. } => exit::NO_INPUT,
