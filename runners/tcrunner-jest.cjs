@@ -60,7 +60,8 @@ function openSink() {
 const stripAnsi = (text) => String(text).replace(ANSI, '');
 
 /** JetBrains JS locationHint path: parts joined by `.`, `.` and `\` escaped. */
-const locationPath = (parts) => parts.map((p) => String(p).replace(/[.\\]/g, '\\$&')).join('.');
+const escapePart = (part) => (/[.\\]/.test(part) ? part.replace(/[.\\]/g, '\\$&') : part);
+const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
 
 /** The text before the first stack frame, without trailing blank lines. */
 function messageOf(text) {
@@ -201,7 +202,7 @@ class FileState {
     this.file = file;
     this.name = name;
     this.id = file;
-    this.suites = new Set(); // declared describe ids
+    this.suites = new Map(); // ancestor titles joined by NUL -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
     this.live = new Map(); // title-path key -> [{id, started, finished, line}]
     this.titleLines = null; // from scanTitleLines, read on the first live start
@@ -327,26 +328,14 @@ class TcrunnerJestReporter {
 
   /** Declares (into `out`) the describe chain and a new test; returns its live entry. */
   _newTest(file, ancestors, title, location, out) {
-    let parent = file.id;
-    for (let i = 1; i <= ancestors.length; i++) {
-      const id = JSON.stringify([file.file, ...ancestors.slice(0, i)]);
-      if (!file.suites.has(id)) {
-        file.suites.add(id);
-        const names = ancestors.slice(0, i);
-        out.push({
-          ev: 'suite', id, parent, name: ancestors[i - 1], kind: 'suite', file: file.file,
-          hint: `suite://${locationPath([file.file, ...names])}`,
-        });
-      }
-      parent = id;
-    }
+    const suite = this._suiteOf(file, ancestors, out);
     const key = JSON.stringify([...ancestors, title]);
     const n = file.counters.get(key) || 0;
     file.counters.set(key, n + 1);
-    const id = JSON.stringify([file.file, ...ancestors, title, n]);
+    const id = `${suite.id.slice(0, -1)},${JSON.stringify(title)},${n}]`;
     const node = {
-      ev: 'test', id, parent, name: title, kind: 'test', file: file.file,
-      hint: `test://${locationPath([file.file, ...ancestors, title])}`,
+      ev: 'test', id, parent: suite.parent, name: title, kind: 'test', file: file.file,
+      hint: `test://${suite.path}.${escapePart(title)}`,
     };
     if (location && location.line) node.line = location.line;
     out.push(node);
@@ -354,6 +343,28 @@ class TcrunnerJestReporter {
     if (!file.live.has(key)) file.live.set(key, []);
     file.live.get(key).push(entry);
     return entry;
+  }
+
+  /**
+   * The innermost describe of a test (declaring the chain into `out` as it
+   * first appears): its id as a JSON array, the parent id for its tests and
+   * its escaped location path. The file itself when there are no ancestors.
+   */
+  _suiteOf(file, ancestors, out) {
+    const key = ancestors.join('\0');
+    let suite = file.suites.get(key);
+    if (suite) return suite;
+    if (ancestors.length === 0) {
+      suite = { id: JSON.stringify([file.file]), parent: file.id, path: escapePart(file.file) };
+    } else {
+      const outer = this._suiteOf(file, ancestors.slice(0, -1), out);
+      const name = ancestors[ancestors.length - 1];
+      const id = `${outer.id.slice(0, -1)},${JSON.stringify(name)}]`;
+      suite = { id, parent: id, path: `${outer.path}.${escapePart(name)}` };
+      out.push({ ev: 'suite', id, parent: outer.parent, name, kind: 'suite', file: file.file, hint: `suite://${suite.path}` });
+    }
+    file.suites.set(key, suite);
+    return suite;
   }
 
   /** Puts a test's `finished` event into `out`. */

@@ -63,7 +63,8 @@ function openSink() {
 const stripAnsi = (text) => String(text).replace(ANSI, '');
 
 /** JetBrains JS locationHint path: parts joined by `.`, `.` and `\` escaped. */
-const locationPath = (parts) => parts.map((p) => String(p).replace(/[.\\]/g, '\\$&')).join('.');
+const escapePart = (part) => (/[.\\]/.test(part) ? part.replace(/[.\\]/g, '\\$&') : part);
+const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
 
 /** The first paragraph: what a one-line failure reason should show. */
 const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim();

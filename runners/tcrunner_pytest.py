@@ -29,6 +29,7 @@ How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
   just before they start, and suites are left for tcrunner to close.
 """
 
+import ast
 import json
 import linecache
 import os
@@ -168,7 +169,7 @@ def _classify(report, exc, comparison):
     if name in ("DocTestFailure", "MultipleDoctestFailures"):
         failure = exc.failures[0] if name == "MultipleDoctestFailures" else exc
         report.tcrunner_kind = "failed"
-        report.tcrunner_comparison = [failure.example.want, failure.got]
+        report.tcrunner_comparison = [failure.example.want.rstrip("\n"), failure.got.rstrip("\n")]
         report.tcrunner_message = "doctest: >>> " + failure.example.source.strip().split("\n")[0]
     elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
         # pytest.fail() is an explicit verdict, not a crash: a failure.
@@ -183,11 +184,16 @@ def _classify(report, exc, comparison):
 
 
 class _Writer:
-    """Writes whole lines with os.write; goes quiet for good once the reader is gone."""
+    """Writes whole lines with os.write; goes quiet for good once the reader is gone.
+
+    Each event is written as it happens, one line per write call; only the
+    declarations at the end of collection are gathered into one write loop.
+    """
 
     def __init__(self, fd, owned):
         self.fd = fd
         self.owned = owned
+        self.batch = None  # a list while gathering lines
 
     @classmethod
     def open(cls):
@@ -207,20 +213,44 @@ class _Writer:
         return cls(fd, owned)
 
     def send(self, event):
+        self.write(_encode(event) + "\n")
+
+    def write(self, line):
+        """Writes complete lines (the text ends with a newline)."""
+        if self.batch is not None:
+            self.batch.append(line)
+            return
         fd = self.fd
         if fd is None:
             return
-        data = memoryview((_encode(event) + "\n").encode("utf-8", "replace"))
+        data = line.encode("utf-8", "replace")  # lone surrogates become "?"
         try:
-            while data:
-                try:
-                    written = os.write(fd, data)
-                except (BlockingIOError, InterruptedError):
-                    select.select([], [fd], [], 1.0)
-                    continue
-                data = data[written:]
+            written = os.write(fd, data)
+            if written < len(data):
+                self._write_rest(fd, data, written)
+        except (BlockingIOError, InterruptedError):
+            self._write_rest(fd, data, 0)
         except OSError:
             self.fd = None  # EPIPE and friends: tcrunner is gone; the run goes on
+
+    def _write_rest(self, fd, data, written):
+        view = memoryview(data)[written:]
+        try:
+            while view:
+                try:
+                    view = view[os.write(fd, view) :]
+                except (BlockingIOError, InterruptedError):
+                    select.select([], [fd], [], 1.0)
+        except OSError:
+            self.fd = None
+
+    def gather(self):
+        self.batch = []
+
+    def flush(self):
+        lines, self.batch = self.batch, None
+        if lines:
+            self.write("".join(lines))
 
     def close(self):
         if self.owned and self.fd is not None:
@@ -259,6 +289,8 @@ class _Reporter:
         self.remaining = {}  # suite id -> its tests not finished yet
         self.running = {}  # test id -> _Run
         self.collected_sent = False
+        self.reprs_twice = None  # see _xdist_reprs_twice
+        self.collection_problems = set()  # (node id, outcome, message) already reported
         self.internal_errors = 0
         self.send({"ev": "hello", "runner": "pytest", "version": pytest.__version__})
         if teamcity_was_on:
@@ -409,6 +441,16 @@ class _Reporter:
             self._internal_error("pytest_collectreport", exc)
 
     def _collection_problem(self, report):
+        if report.failed:
+            name, outcome, message = "<collection error>", "error", _summary(report.longrepr)
+        else:
+            name, outcome, message = "<collection skipped>", "skipped", _skip_reason(report.longrepr)
+        # With --doctest-modules a module is imported twice (as tests and for
+        # doctests) and fails the same way twice; junitxml shows one test case.
+        seen = (report.nodeid, outcome, message)
+        if seen in self.collection_problems:
+            return
+        self.collection_problems.add(seen)
         parent = self._declare_chain(report.nodeid)
         base = (report.nodeid + "::" if parent is not None else "") + _COLLECTION
         test_id = base
@@ -417,7 +459,6 @@ class _Reporter:
             test_id = "%s#%d" % (base, count)
             count += 1
         path = os.path.join(self.root, report.nodeid.split("::")[0])
-        name = "<collection error>" if report.failed else "<collection skipped>"
         event = {"ev": "test", "id": test_id, "name": name, "kind": "test", "file": path}
         if parent is not None:
             event["parent"] = parent
@@ -425,17 +466,13 @@ class _Reporter:
         self.send(event)
         self.send({"ev": "started", "id": test_id})
         self._output(test_id, report, "")
-        result = {"ev": "finished", "id": test_id, "duration_ms": 0}
+        result = {"ev": "finished", "id": test_id, "outcome": outcome, "duration_ms": 0, "message": message}
         if report.failed:
-            result["outcome"] = "error"
-            result["message"] = _summary(report.longrepr)
             result["details"] = report.longreprtext
-        else:
-            result["outcome"] = "skipped"
-            result["message"] = _skip_reason(report.longrepr)
         self.send(result)
 
     def pytest_collection_finish(self, session):
+        self.writer.gather()
         try:
             for item in session.items:
                 self._declare_item(item)
@@ -446,6 +483,7 @@ class _Reporter:
                     self.send({"ev": "suite_done", "id": suite_id})
         except Exception as exc:
             self._internal_error("pytest_collection_finish", exc)
+        self.writer.flush()
 
     def _send_collected(self, count):
         if not self.collected_sent:
@@ -463,7 +501,7 @@ class _Reporter:
             if nodeid not in self.declared:
                 self._declare_lazily(nodeid, location)
             self.running[nodeid] = _Run()
-            self.send({"ev": "started", "id": nodeid})
+            self.writer.write('{"ev":"started","id":%s}\n' % _encode(nodeid))
         except Exception as exc:
             self._internal_error("pytest_runtest_logstart", exc)
 
@@ -482,7 +520,7 @@ class _Reporter:
             if node_id not in self.declared:
                 self._declare_lazily(node_id, report.location)
             run = self.running[node_id] = _Run()
-        if getattr(report, "context", None) is not None and type(report).__name__ == "SubtestReport":
+        if type(report).__name__ == "SubtestReport":
             self._subtest(run, node_id, report)
             return
         when = report.when
@@ -544,14 +582,20 @@ class _Reporter:
 
     def _finish(self, node_id, run):
         del self.running[node_id]
-        event = {"ev": "finished", "id": node_id, "outcome": run.outcome, "duration_ms": int(run.duration * 1000)}
+        # Built by hand: this runs for every test (a dict through the encoder
+        # costs more than the rest of the hook).
+        line = '{"ev":"finished","id":%s,"outcome":"%s","duration_ms":%d' % (
+            _encode(node_id),
+            run.outcome,
+            int(run.duration * 1000),
+        )
         if run.message is not None:
-            event["message"] = run.message
+            line += ',"message":' + _encode(run.message)
         if run.details:
-            event["details"] = run.details
+            line += ',"details":' + _encode(run.details)
         if run.comparison is not None:
-            event["expected"], event["actual"] = run.comparison
-        self.send(event)
+            line += ',"expected":%s,"actual":%s' % (_encode(run.comparison[0]), _encode(run.comparison[1]))
+        self.writer.write(line + "}\n")
         suites = self.suites_of.get(node_id)
         if suites:  # known from collection, so the counts are right
             remaining = self.remaining
@@ -559,10 +603,12 @@ class _Reporter:
                 left = remaining[suite_id] - 1
                 remaining[suite_id] = left
                 if left == 0:
-                    self.send({"ev": "suite_done", "id": suite_id})
+                    self.writer.write('{"ev":"suite_done","id":%s}\n' % _encode(suite_id))
 
     def _subtest(self, run, parent_id, report):
-        name = _subtest_name(report.context)
+        if self.reprs_twice is None:
+            self.reprs_twice = self.config.pluginmanager.has_plugin("dsession") and _xdist_reprs_twice(report)
+        name = _subtest_name(report.context, self.reprs_twice)
         base = parent_id + "::" + name
         test_id = base
         count = 2
@@ -696,11 +742,33 @@ def _xfail_reason(wasxfail):
     return reason[len("reason: ") :] if reason.startswith("reason: ") else reason
 
 
-def _subtest_name(context):
+def _subtest_name(context, reprs_twice):
     """As pytest shows it: ``[msg] (i=1)``; ``(<subtest>)`` with neither."""
     parts = []
     if context.msg is not None:
         parts.append("[%s]" % context.msg)
     if context.kwargs:
-        parts.append("(%s)" % ", ".join("%s=%s" % item for item in context.kwargs.items()))
+        kwargs = context.kwargs.items()
+        if reprs_twice:
+            kwargs = [(key, _unrepr(value)) for key, value in kwargs]
+        parts.append("(%s)" % ", ".join("%s=%s" % item for item in kwargs))
     return " ".join(parts) or "(<subtest>)"
+
+
+def _xdist_reprs_twice(report):
+    """Whether pytest's SubtestContext reprs its values again when it is
+    deserialized (pytest 9.2: ``i=0`` arrives from an xdist worker as
+    ``i='0'``), so that subtest ids are the same with and without xdist."""
+    try:
+        context = type(report.context)
+        return context._from_json(context(msg=None, kwargs={"k": 0})._to_json()).kwargs["k"] != "0"
+    except Exception:
+        return False
+
+
+def _unrepr(text):
+    try:
+        value = ast.literal_eval(text)
+    except Exception:
+        return text
+    return value if isinstance(value, str) else text

@@ -153,6 +153,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// Every outcome, for tables and tests.
+    #[cfg(test)]
     pub const ALL: [Outcome; 7] = [
         Outcome::Passed,
         Outcome::Failed,
@@ -212,7 +213,8 @@ mod tests {
 
     #[test]
     fn wire_form_is_tagged_json() {
-        let line = r#"{"ev":"finished","id":"t.py::a","outcome":"xfail","duration_ms":3,"message":"bug"}"#;
+        let line =
+            r#"{"ev":"finished","id":"t.py::a","outcome":"xfail","duration_ms":3,"message":"bug"}"#;
         let event: TestEvent = serde_json::from_str(line).unwrap();
         assert_eq!(
             event,
@@ -232,7 +234,9 @@ mod tests {
     fn node_declaration_defaults() {
         let event: TestEvent =
             serde_json::from_str(r#"{"ev":"test","id":"x","name":"x","kind":"test"}"#).unwrap();
-        let TestEvent::Test(node) = event else { panic!("not a test") };
+        let TestEvent::Test(node) = event else {
+            panic!("not a test")
+        };
         assert_eq!(node.parent, None);
         assert_eq!(node.kind, NodeKind::Test);
     }

@@ -17,7 +17,11 @@ fn main() {
     let args = match cli::RawArgs::try_parse() {
         Ok(args) => args,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
             let _ = e.print();
             std::process::exit(code);
         }
@@ -31,9 +35,15 @@ fn main() {
 fn dispatch(config: cli::Config) -> i32 {
     let stdout = std::io::stdout().lock();
     let result = match config {
-        cli::Config::Run(run) => run::run(run, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e))),
-        cli::Config::Convert(convert) => convert::run(&convert, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e))),
-        cli::Config::Check(check) => check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e))),
+        cli::Config::Run(run) => {
+            run::run(run, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::Convert(convert) => {
+            convert::run(&convert, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::Check(check) => {
+            check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
     };
     match result {
         Ok(code) => code,

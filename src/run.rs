@@ -9,13 +9,31 @@ use crate::cli::RunConfig;
 use crate::event::{LogLevel, Outcome, TestEvent, TestResult};
 use crate::exit;
 use crate::frameworks::{self, Any, Framework, Request, SetupError};
-use crate::process::{describe, signal_name, Child, Input};
+use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::report::{Pipeline, Summary};
 
-/// How long the output pipes may stay open after the framework exits
-/// (something it started still holds them) before we stop waiting.
-const LEAK_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long the output pipes may stay open after the framework's main
+/// process exits before we call it a leak: something the tests started
+/// still holds them (cargo-nextest's leak timeout is 100 ms; a loaded
+/// machine needs longer to let worker processes wind down).
+const LEAK_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How much longer than `--timeout` a test may run before tcrunner stops
+/// the run itself. The framework enforces the limit first, in-process (jest
+/// and vitest `--testTimeout`, the pytest plugin's alarm from
+/// [`TEST_TIMEOUT_VAR`]), which fails only that test and lets the run go on;
+/// this is the backstop for a test nothing can interrupt (a busy loop, a
+/// blocked signal, a call into C).
+const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// The longest the run loop sleeps, so it notices a vanished consumer even
+/// while the tests print nothing.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Tells the framework's reporter the per-test limit in seconds (`--timeout`),
+/// for frameworks whose limit our reporter enforces (pytest).
+const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
 /// Why a run could not start or finish.
 #[derive(Debug, thiserror::Error)]
@@ -52,14 +70,24 @@ impl RunError {
 /// How the run ended, before it becomes an exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ending {
-    /// The framework exited by itself.
+    /// The framework exited by itself (perhaps after a forwarded signal).
     Exited,
     /// A test or the session ran out of time.
     TimedOut,
-    /// tcrunner got this signal.
-    Signalled(i32),
+    /// A second signal came, or the framework outlived the grace period after
+    /// the first: the group is killed.
+    Killed,
     /// Our stdout closed.
     OutputGone,
+}
+
+/// What ran out of time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Expired {
+    /// `--session-timeout`.
+    Session,
+    /// `--timeout`, for these tests (source ids).
+    Tests(Vec<String>),
 }
 
 /// Runs the configured framework; returns the exit code.
@@ -67,15 +95,22 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     let raw = config.raw;
     let project = match &raw.project {
         Some(dir) => dir.clone(),
-        None => std::env::current_dir().map_err(|e| RunError::NoInput(format!("current directory: {e}")))?,
+        None => std::env::current_dir()
+            .map_err(|e| RunError::NoInput(format!("current directory: {e}")))?,
     };
     if !project.is_dir() {
-        return Err(RunError::NoInput(format!("--project {}: no such directory", project.display())));
+        return Err(RunError::NoInput(format!(
+            "--project {}: no such directory",
+            project.display()
+        )));
     }
     let project = std::path::absolute(&project).unwrap_or(project);
     for path in &raw.paths {
         if !project.join(path).exists() {
-            return Err(RunError::NoInput(format!("--path {}: no such file or directory", path.display())));
+            return Err(RunError::NoInput(format!(
+                "--path {}: no such file or directory",
+                path.display()
+            )));
         }
     }
     let framework = match raw.framework {
@@ -87,10 +122,20 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             ))
         })?,
     };
-    for (name, value) in [("--timeout", raw.timeout), ("--session-timeout", raw.session_timeout)] {
+    for (name, value) in [
+        ("--timeout", raw.timeout),
+        ("--session-timeout", raw.session_timeout),
+    ] {
         if value.is_some_and(|v| !(v > 0.0 && v.is_finite())) {
-            return Err(RunError::Usage(format!("{name}: must be a positive number of seconds")));
+            return Err(RunError::Usage(format!(
+                "{name}: must be a positive number of seconds"
+            )));
         }
+    }
+    if !(raw.grace_period >= 0.0 && raw.grace_period.is_finite()) {
+        return Err(RunError::Usage(
+            "--grace-period: must be zero or a positive number of seconds".into(),
+        ));
     }
     let framework = Any::new(framework);
     let framework = framework.get();
@@ -104,32 +149,54 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
     };
-    let launch = framework.launch(&request)?;
-    let mut pipeline = Pipeline::new(&config.output, out).map_err(RunError::Output)?;
+    let mut launch = framework.launch(&request)?;
+    if let Some(secs) = raw.timeout {
+        launch
+            .spec
+            .env
+            .push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
+    }
+    let mut pipeline = match Pipeline::new(&config.output, out) {
+        Ok(pipeline) => pipeline,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    };
     let banner = format!(
         "Launching {} with arguments {} in {}\n\n",
         framework.name(),
         launch.shown_args.join(" "),
         project.display()
     );
-    pipeline.text(banner.as_bytes()).map_err(RunError::Output)?;
-    let mut child = Child::spawn(&launch.spec)
-        .map_err(|source| RunError::Spawn { program: launch.spec.program.clone(), source })?;
+    match pipeline.text(banner.as_bytes()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    }
+    let mut child = Child::spawn(&launch.spec).map_err(|source| RunError::Spawn {
+        program: launch.spec.program.clone(),
+        source,
+    })?;
 
     let limits = Limits {
+        collect_only: raw.collect_only,
         test: raw.timeout.map(Duration::from_secs_f64),
-        session: raw.session_timeout.map(|s| Instant::now() + Duration::from_secs_f64(s)),
+        session: raw
+            .session_timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s)),
         session_secs: raw.session_timeout.unwrap_or(0.0),
-        grace: Duration::from_secs_f64(raw.grace_period.max(0.0)),
+        grace: Duration::from_secs_f64(raw.grace_period),
     };
-    let mut state = State::default();
+    let mut state = State::new(framework.name());
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
         Ok(ending) => ending,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,
-        Err(e) => return Err(RunError::Output(e)),
+        Err(e) => {
+            child.stop(limits.grace, drop);
+            return Err(RunError::Output(e));
+        }
     };
     let finished = state
-        .conclude(ending, &mut child, framework.name(), &mut pipeline, &limits)
+        .conclude(ending, &mut child, &mut pipeline, &limits)
         .and_then(|()| pipeline.finish());
     drop(child); // kills whatever is left of the group
     let summary = match finished {
@@ -158,15 +225,34 @@ fn quiet_exit() -> i32 {
     exit::SIGNAL_BASE + libc::SIGPIPE
 }
 
+/// `2` for 2.0, `0.5` for 0.5: seconds as a user typed them.
+fn secs(value: f64) -> String {
+    format!("{value}")
+}
+
+/// Whether a failure message is a per-test time limit enforced inside the
+/// framework: our pytest plugin's (`timed out after N s`, which pytest may
+/// prefix with `Failed: `), jest's (`Exceeded timeout of N ms for a test`),
+/// vitest's (`Test timed out in Nms.`).
+fn is_timeout_message(message: &str) -> bool {
+    let message = message.strip_prefix("Failed: ").unwrap_or(message);
+    let message = message.strip_prefix("Error: ").unwrap_or(message);
+    message.starts_with("timed out after ")
+        || message.starts_with("Exceeded timeout of ")
+        || message.starts_with("Test timed out in ")
+}
+
 struct Limits {
+    collect_only: bool,
     test: Option<Duration>,
     session: Option<Instant>,
     session_secs: f64,
     grace: Duration,
 }
 
-#[derive(Default)]
 struct State {
+    /// The framework's name, for messages.
+    name: &'static str,
     status: Option<std::process::ExitStatus>,
     said_hello: bool,
     /// Start times of running tests, by source id.
@@ -175,56 +261,108 @@ struct State {
     stderr_tail: Vec<u8>,
     bad_events: u64,
     /// What timed out, for the message and the exit code.
-    timed_out: Option<String>,
-    /// A first signal was forwarded.
-    signalled: Option<i32>,
-    /// The framework died with tests running.
+    expired: Option<Expired>,
+    /// The first signal tcrunner received (forwarded to the group), and when.
+    signalled: Option<(i32, Instant)>,
+    /// The framework died on its own: mid-test, or by a signal.
     crashed: bool,
+    /// Tests the framework itself failed for running past `--timeout`.
+    framework_timeouts: u64,
     /// The framework never loaded our reporter; why, in one line.
     setup_failure: Option<String>,
 }
 
 impl State {
-    /// Reads everything the framework says until it is done.
-    fn pump<W: Write>(&mut self, child: &mut Child, pipeline: &mut Pipeline<W>, limits: &Limits) -> io::Result<Ending> {
+    fn new(name: &'static str) -> State {
+        State {
+            name,
+            status: None,
+            said_hello: false,
+            running: HashMap::new(),
+            stderr_tail: Vec::new(),
+            bad_events: 0,
+            expired: None,
+            signalled: None,
+            crashed: false,
+            framework_timeouts: 0,
+            setup_failure: None,
+        }
+    }
+
+    /// Reads everything the framework says until it is done, a limit runs
+    /// out, tcrunner is signalled, or the consumer goes away.
+    fn pump<W: Write>(
+        &mut self,
+        child: &mut Child,
+        pipeline: &mut Pipeline<W>,
+        limits: &Limits,
+    ) -> io::Result<Ending> {
         let mut exited_at: Option<Instant> = None;
         loop {
             if child.streams_closed() && self.status.is_some() {
                 return Ok(Ending::Exited);
             }
             let now = Instant::now();
-            if let Some(at) = exited_at {
-                if now >= at + LEAK_TIMEOUT {
-                    pipeline.event(TestEvent::Log {
-                        level: LogLevel::Warning,
-                        text: "a process started by the tests still holds the output open after the framework exited; stopped it".into(),
-                    })?;
-                    child.signal(libc::SIGKILL);
-                    return Ok(Ending::Exited);
+            if exited_at.is_some_and(|at| now >= at + LEAK_TIMEOUT) {
+                let text = format!(
+                    "a process started by the tests still held {}'s output open {} s after it exited; killed its process group",
+                    self.name,
+                    LEAK_TIMEOUT.as_secs_f64()
+                );
+                eprintln!("tcrunner: warning: {text}");
+                pipeline.event(TestEvent::Log {
+                    level: LogLevel::Warning,
+                    text,
+                })?;
+                child.signal(libc::SIGKILL);
+                return Ok(Ending::Exited);
+            }
+            if self.status.is_none() {
+                if let Some(expired) = self.expired(now, limits) {
+                    self.expired = Some(expired);
+                    return Ok(Ending::TimedOut);
+                }
+                if self
+                    .signalled
+                    .is_some_and(|(_, at)| now >= at + limits.grace)
+                {
+                    return Ok(Ending::Killed);
                 }
             }
-            if let Some(what) = self.expired(now, limits) {
-                self.timed_out = Some(what);
-                return Ok(Ending::TimedOut);
+            if stdout_gone() {
+                return Ok(Ending::OutputGone);
             }
-            let wait = self.next_deadline(limits, exited_at).map(|d| d.saturating_duration_since(now));
-            let Some(input) = child.next(wait) else { continue };
+            let wait = self
+                .next_deadline(limits, exited_at)
+                .map_or(TICK, |d| d.saturating_duration_since(now).min(TICK));
+            let Some(input) = child.next(Some(wait)) else {
+                continue;
+            };
             match input {
                 Input::Stdout(bytes) => pipeline.text(&bytes)?,
                 Input::Stderr(bytes) => self.stderr(&bytes),
-                Input::Event(line) => self.event(&line, pipeline)?,
+                Input::Event(line) => self.event(&line, pipeline, limits)?,
                 Input::Closed => {}
                 Input::Exited(status) => {
                     self.status = Some(status);
                     exited_at = Some(Instant::now());
                 }
+                Input::Signal(_) if self.signalled.is_some() => return Ok(Ending::Killed),
                 Input::Signal(signal) => {
-                    if self.signalled.is_some() {
-                        child.signal(libc::SIGKILL);
-                        return Ok(Ending::Signalled(signal));
-                    }
-                    self.signalled = Some(signal);
+                    // As a terminal's Ctrl-C would: the whole group gets it,
+                    // and the framework winds down and reports what it can.
+                    self.signalled = Some((signal, Instant::now()));
                     child.signal(signal);
+                    let text = format!(
+                        "tcrunner received {}: stopping {} (a second signal kills it)",
+                        signal_name(signal),
+                        self.name
+                    );
+                    eprintln!("tcrunner: {text}");
+                    pipeline.event(TestEvent::Log {
+                        level: LogLevel::Warning,
+                        text,
+                    })?;
                 }
             }
         }
@@ -239,7 +377,12 @@ impl State {
         self.stderr_tail.drain(..excess);
     }
 
-    fn event<W: Write>(&mut self, line: &[u8], pipeline: &mut Pipeline<W>) -> io::Result<()> {
+    fn event<W: Write>(
+        &mut self,
+        line: &[u8],
+        pipeline: &mut Pipeline<W>,
+        limits: &Limits,
+    ) -> io::Result<()> {
         let event: TestEvent = match serde_json::from_slice(line) {
             Ok(event) => event,
             Err(e) => {
@@ -257,79 +400,123 @@ impl State {
             }
             TestEvent::Finished(result) => {
                 self.running.remove(&result.id);
+                let failed = result.outcome.verdict() == crate::event::Verdict::Failed;
+                if limits.test.is_some()
+                    && failed
+                    && result.message.as_deref().is_some_and(is_timeout_message)
+                {
+                    self.framework_timeouts += 1;
+                }
             }
             _ => {}
         }
         pipeline.event(event)
     }
 
-    fn expired(&self, now: Instant, limits: &Limits) -> Option<String> {
+    fn expired(&self, now: Instant, limits: &Limits) -> Option<Expired> {
         if limits.session.is_some_and(|at| now >= at) {
-            return Some(SESSION.into());
+            return Some(Expired::Session);
         }
-        let limit = limits.test?;
-        self.running
+        let limit = limits.test? + BACKSTOP;
+        let mut late: Vec<(&String, &Instant)> = self
+            .running
             .iter()
             .filter(|(_, started)| now >= **started + limit)
-            .min_by_key(|(_, started)| **started)
-            .map(|(id, _)| id.clone())
+            .collect();
+        late.sort_by_key(|(_, started)| **started);
+        (!late.is_empty())
+            .then(|| Expired::Tests(late.into_iter().map(|(id, _)| id.clone()).collect()))
     }
 
     fn next_deadline(&self, limits: &Limits, exited_at: Option<Instant>) -> Option<Instant> {
-        let test = limits.test.and_then(|limit| self.running.values().min().map(|s| *s + limit));
-        [test, limits.session, exited_at.map(|at| at + LEAK_TIMEOUT)].into_iter().flatten().min()
+        let running = self.status.is_none();
+        let test = limits
+            .test
+            .filter(|_| running)
+            .and_then(|limit| self.running.values().min().map(|s| *s + limit + BACKSTOP));
+        let session = limits.session.filter(|_| running);
+        let grace = self
+            .signalled
+            .filter(|_| running)
+            .map(|(_, at)| at + limits.grace);
+        [test, session, grace, exited_at.map(|at| at + LEAK_TIMEOUT)]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Stops what still runs and reports, for each test left running, why
-    /// it did not finish.
+    /// it did not finish. Tests with no verdict of their own are closed as
+    /// stopped when the pipeline finishes.
     fn conclude<W: Write>(
         &mut self,
         ending: Ending,
         child: &mut Child,
-        name: &str,
         pipeline: &mut Pipeline<W>,
         limits: &Limits,
     ) -> io::Result<()> {
-        let why = match ending {
+        let name = self.name;
+        let mut grace = limits.grace;
+        match ending {
             Ending::OutputGone => {
-                child.signal(libc::SIGTERM);
+                child.stop(grace, drop);
                 return Ok(());
             }
-            Ending::TimedOut => match (&self.timed_out, limits.test) {
-                (Some(what), _) if what == SESSION => format!(
-                    "timed out: the session time limit of {} s ran out",
-                    limits.session_secs
-                ),
-                (_, Some(limit)) => format!("timed out after {} s", limit.as_secs_f64()),
-                _ => "timed out".to_owned(),
-            },
-            Ending::Signalled(signal) => {
-                format!("stopped: tcrunner received {}", signal_name(signal))
-            }
-            Ending::Exited => match self.status {
-                Some(status) if !self.running.is_empty() => {
-                    format!("{name} {} during this test", describe(status))
+            Ending::TimedOut => {
+                let (ids, why) = match self.expired.clone() {
+                    Some(Expired::Session) => (
+                        pipeline.running_tests(),
+                        format!(
+                            "timed out after {} s (--session-timeout)",
+                            secs(limits.session_secs)
+                        ),
+                    ),
+                    Some(Expired::Tests(ids)) => {
+                        let limit = limits.test.map_or(0.0, |t| t.as_secs_f64());
+                        (ids, format!("timed out after {} s", secs(limit)))
+                    }
+                    None => (Vec::new(), "timed out".to_owned()),
+                };
+                let text = match &self.expired {
+                    Some(Expired::Session) => format!(
+                        "the session time limit of {} s ran out: stopping {name}",
+                        secs(limits.session_secs)
+                    ),
+                    _ => format!("a test {why} (--timeout): stopping {name}"),
+                };
+                eprintln!("tcrunner: {text}");
+                pipeline.event(TestEvent::Log {
+                    level: LogLevel::Error,
+                    text,
+                })?;
+                for id in ids {
+                    self.running.remove(&id);
+                    fail(pipeline, id, why.clone(), None)?;
                 }
-                _ => String::new(),
-            },
-        };
-        // Report first, so the verdict names the cause rather than the kill.
-        if !why.is_empty() {
-            for id in pipeline.running_tests() {
-                pipeline.event(TestEvent::Finished(TestResult {
-                    id,
-                    outcome: Outcome::Error,
-                    message: Some(why.clone()),
-                    ..TestResult::default()
-                }))?;
             }
-            self.crashed = ending == Ending::Exited;
+            Ending::Killed => grace = Duration::ZERO,
+            Ending::Exited if self.signalled.is_some() => {}
+            Ending::Exited => {
+                self.crash_verdicts(pipeline)?;
+                if self.said_hello
+                    && !self.crashed
+                    && pipeline.summary().total() == 0
+                    && !limits.collect_only
+                {
+                    let text = format!("{name} ran no tests: none were collected or selected");
+                    eprintln!("tcrunner: {text}");
+                    pipeline.event(TestEvent::Log {
+                        level: LogLevel::Warning,
+                        text,
+                    })?;
+                }
+            }
         }
         if ending != Ending::Exited {
-            // Text still arriving is kept; events are not: every test that
-            // was running already has its verdict.
+            // Text still arriving is kept; events are not: the tests that
+            // were running keep the verdict given above, or are stopped.
             let mut text = Vec::new();
-            let status = child.stop(limits.grace, |input| match input {
+            let status = child.stop(grace, |input| match input {
                 Input::Stdout(bytes) => text.extend_from_slice(&bytes),
                 Input::Stderr(bytes) => self.stderr(&bytes),
                 _ => {}
@@ -337,7 +524,7 @@ impl State {
             self.status = status.or(self.status);
             pipeline.text(&text)?;
         }
-        if !self.said_hello {
+        if !self.said_hello && self.signalled.is_none() {
             let hint = framework_hint(name, &self.stderr_tail, self.status);
             eprintln!("tcrunner: {hint}");
             // An IDE user sees the tree, not stderr: put the reason in it.
@@ -348,43 +535,91 @@ impl State {
                 kind: crate::event::NodeKind::Test,
                 ..Default::default()
             }))?;
-            pipeline.event(TestEvent::Finished(TestResult {
-                id,
-                outcome: Outcome::Error,
-                message: Some(hint.clone()),
-                details: Some(String::from_utf8_lossy(&self.stderr_tail).into_owned()),
-                ..TestResult::default()
-            }))?;
+            let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
+            fail(pipeline, id, hint.clone(), Some(details))?;
             self.setup_failure = Some(hint);
         }
         Ok(())
     }
 
-    fn exit_code(&self, ending: Ending, summary: &Summary, framework: &dyn Framework, collect_only: bool) -> i32 {
-        if let Ending::Signalled(signal) = ending {
-            return exit::SIGNAL_BASE + signal;
+    /// The framework exited by itself: a test still running means it died
+    /// under that test; a death by signal between tests is said in the log.
+    fn crash_verdicts<W: Write>(&mut self, pipeline: &mut Pipeline<W>) -> io::Result<()> {
+        let Some(status) = self.status else {
+            return Ok(());
+        };
+        let name = self.name;
+        let running = pipeline.running_tests();
+        let stderr = String::from_utf8_lossy(&self.stderr_tail).trim().to_owned();
+        let details =
+            (!stderr.is_empty()).then(|| format!("{name}'s last output on stderr:\n{stderr}"));
+        if !running.is_empty() {
+            self.crashed = true;
+            let why = format!("{name} {} during this test", describe(status));
+            eprintln!("tcrunner: {why}: {}", running.join(", "));
+            for id in running {
+                fail(pipeline, id, why.clone(), details.clone())?;
+            }
+        } else if status.code().is_none() && self.said_hello {
+            self.crashed = true;
+            let text = format!("{name} {} between tests", describe(status));
+            eprintln!("tcrunner: {text}");
+            pipeline.event(TestEvent::Log {
+                level: LogLevel::Error,
+                text,
+            })?;
         }
-        if let Some(signal) = self.signalled {
+        Ok(())
+    }
+
+    fn exit_code(
+        &self,
+        ending: Ending,
+        summary: &Summary,
+        framework: &dyn Framework,
+        collect_only: bool,
+    ) -> i32 {
+        if let Some((signal, _)) = self.signalled {
             return exit::SIGNAL_BASE + signal;
         }
         if ending == Ending::TimedOut {
             return exit::TIMEOUT;
         }
-        let code = self.status.and_then(|s| s.code());
-        if self.crashed || code.is_none() {
+        let Some(code) = self.status.and_then(|s| s.code()) else {
+            // Died by a signal; or its end was never seen, which every path
+            // above rules out.
+            return if self.status.is_some() {
+                exit::FRAMEWORK_CRASHED
+            } else {
+                exit::INTERNAL
+            };
+        };
+        if self.crashed {
             return exit::FRAMEWORK_CRASHED;
         }
-        let code = code.unwrap_or(exit::INTERNAL);
+        // pytest's own "the run itself failed" codes: interrupted, internal
+        // error, usage error.
+        let pytest_own = framework.name() == "pytest" && matches!(code, 2..=4);
         if self.setup_failure.is_some() {
-            if framework.missing_hint(&String::from_utf8_lossy(&self.stderr_tail)).is_some() {
+            if framework
+                .missing_hint(&String::from_utf8_lossy(&self.stderr_tail))
+                .is_some()
+            {
                 return exit::FRAMEWORK_UNAVAILABLE;
             }
-            // The framework refused to start (bad arguments, broken config):
-            // its own code says why; a clean exit without us is our failure.
-            return if code == 0 { exit::REPORTER_FAILED } else { code };
+            // The framework refused to start (bad arguments, broken config)
+            // and said why in its own code, or it ran without our reporter.
+            return if pytest_own {
+                code
+            } else {
+                exit::REPORTER_FAILED
+            };
         }
         if summary.total() == 0 && !collect_only {
-            return exit::NO_TESTS;
+            return if pytest_own { code } else { exit::NO_TESTS };
+        }
+        if self.framework_timeouts > 0 {
+            return exit::TIMEOUT;
         }
         if summary.any_failed() && code == 0 {
             return exit::TESTS_FAILED;
@@ -393,19 +628,81 @@ impl State {
     }
 }
 
-const SESSION: &str = "the session";
+/// Gives the test `id` a failed (error) verdict.
+fn fail<W: Write>(
+    pipeline: &mut Pipeline<W>,
+    id: String,
+    message: String,
+    details: Option<String>,
+) -> io::Result<()> {
+    pipeline.event(TestEvent::Finished(TestResult {
+        id,
+        outcome: Outcome::Error,
+        message: Some(message),
+        details,
+        ..TestResult::default()
+    }))
+}
 
 /// One line saying why the framework never reported.
-fn framework_hint(name: &str, stderr_tail: &[u8], status: Option<std::process::ExitStatus>) -> String {
+fn framework_hint(
+    name: &str,
+    stderr_tail: &[u8],
+    status: Option<std::process::ExitStatus>,
+) -> String {
     let stderr = String::from_utf8_lossy(stderr_tail);
     if stderr.contains("No module named pytest") {
         return "pytest is not installed for this interpreter: install it with `python -m pip install pytest`, or pass --python".into();
     }
+    if status.and_then(|s| s.code()) == Some(0) {
+        return format!(
+            "{name} exited with code 0 but tcrunner's reporter inside it never reported: it was not loaded (disabled by an option such as `-p no:tcrunner_pytest`, or by a plugin)"
+        );
+    }
     let how = status.map_or_else(|| "stopped".to_owned(), describe);
-    let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-    if last.is_empty() {
-        format!("{name} {how} before reporting any test")
-    } else {
-        format!("{name} {how} before reporting any test: {last}")
+    // The line that says what is wrong, else the last one.
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let error = lines
+        .iter()
+        .rev()
+        .find(|l| l.to_lowercase().contains("error"))
+        .or(lines.last());
+    match error {
+        Some(line) => format!("{name} {how} before reporting any test: {line}"),
+        None => format!("{name} {how} before reporting any test"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_framework_timeouts_are_recognised() {
+        for message in [
+            "timed out after 2 s",
+            "Failed: timed out after 0.5 s",
+            "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
+            "Error: Test timed out in 2000ms.",
+        ] {
+            assert!(is_timeout_message(message), "{message}");
+        }
+        for message in [
+            "assert 1 == 2",
+            "Error: boom",
+            "a test that timed out after all",
+        ] {
+            assert!(!is_timeout_message(message), "{message}");
+        }
+    }
+
+    #[test]
+    fn seconds_read_as_typed() {
+        assert_eq!(secs(2.0), "2");
+        assert_eq!(secs(0.5), "0.5");
     }
 }

@@ -13,6 +13,7 @@ pub(crate) enum Runner {
 }
 
 impl Runner {
+    #[cfg(test)]
     pub(crate) const ALL: [Runner; 3] = [Runner::Pytest, Runner::Jest, Runner::Vitest];
 
     /// The file name it is written out as.
@@ -31,5 +32,37 @@ impl Runner {
             Runner::Jest => include_str!("../runners/tcrunner-jest.cjs"),
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each embedded reporter is valid source for its interpreter.
+    #[test]
+    fn every_runner_parses() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-runners-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for runner in Runner::ALL {
+            let file = dir.join(runner.file_name());
+            std::fs::write(&file, runner.source()).unwrap();
+            let status = match runner {
+                Runner::Pytest => std::process::Command::new("python3")
+                    .args(["-m", "py_compile"])
+                    .arg(&file)
+                    .status(),
+                Runner::Jest | Runner::Vitest => std::process::Command::new("node")
+                    .arg("--check")
+                    .arg(&file)
+                    .status(),
+            };
+            assert!(
+                status.unwrap().success(),
+                "{} does not parse",
+                runner.file_name()
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

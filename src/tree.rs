@@ -98,7 +98,11 @@ impl Tree {
     }
 
     /// Applies one event, reporting what it opens and closes.
-    pub(crate) fn apply(&mut self, event: TestEvent, out: &mut impl Reporter) -> std::io::Result<()> {
+    pub(crate) fn apply(
+        &mut self,
+        event: TestEvent,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<()> {
         match event {
             TestEvent::Hello { .. } => Ok(()),
             TestEvent::Suite(node) | TestEvent::Test(node) => {
@@ -118,7 +122,11 @@ impl Tree {
                     None => None,
                 };
                 let node = target.and_then(|id| self.live.get(&id)).map(|l| &l.opened);
-                out.report(TreeEvent::Output { node, stream, text: &text })
+                out.report(TreeEvent::Output {
+                    node,
+                    stream,
+                    text: &text,
+                })
             }
             TestEvent::Finished(result) => self.finish_test(result, out),
             TestEvent::SuiteDone { id } => match self.open_by_source.get(&id) {
@@ -158,13 +166,13 @@ impl Tree {
         running.into_iter().map(|(_, l)| l.source.clone()).collect()
     }
 
-    /// Whether any node is open.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.live.is_empty()
-    }
-
     /// Opens `source` (and its ancestors), returning its id.
-    fn open(&mut self, source: &str, as_test: bool, out: &mut impl Reporter) -> std::io::Result<u64> {
+    fn open(
+        &mut self,
+        source: &str,
+        as_test: bool,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<u64> {
         if let Some(&id) = self.open_by_source.get(source) {
             return Ok(id);
         }
@@ -174,7 +182,11 @@ impl Tree {
             None => Node {
                 id: source.to_owned(),
                 name: source.to_owned(),
-                kind: if as_test { NodeKind::Test } else { NodeKind::Suite },
+                kind: if as_test {
+                    NodeKind::Test
+                } else {
+                    NodeKind::Suite
+                },
                 ..Node::default()
             },
         };
@@ -189,24 +201,45 @@ impl Tree {
             Some(parent) if node.kind != NodeKind::File => self.live[&parent].opened.flow,
             _ => id,
         };
-        let opened = Opened { id, parent: parent.unwrap_or(self.offset), flow, is_test, node };
+        let opened = Opened {
+            id,
+            parent: parent.unwrap_or(self.offset),
+            flow,
+            is_test,
+            node,
+        };
         if let Some(parent) = parent {
-            self.live.get_mut(&parent).expect("parent is open").children.push(id);
+            self.live
+                .get_mut(&parent)
+                .expect("parent is open")
+                .children
+                .push(id);
         }
         out.report(TreeEvent::Started(&opened))?;
         self.open_by_source.insert(source.to_owned(), id);
-        let live = Live { opened, source: source.to_owned(), children: Vec::new(), done: false };
+        let live = Live {
+            opened,
+            source: source.to_owned(),
+            children: Vec::new(),
+            done: false,
+        };
         self.live.insert(id, live);
         Ok(id)
     }
 
     /// Where output for `source` goes: the node if open, an undeclared-yet
     /// suite opened for it, else its nearest open ancestor.
-    fn output_target(&mut self, source: &str, out: &mut impl Reporter) -> std::io::Result<Option<u64>> {
+    fn output_target(
+        &mut self,
+        source: &str,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<Option<u64>> {
         if let Some(&id) = self.open_by_source.get(source) {
             return Ok(Some(id));
         }
-        let Some(node) = self.declared.get(source) else { return Ok(None) };
+        let Some(node) = self.declared.get(source) else {
+            return Ok(None);
+        };
         if node.kind != NodeKind::Test {
             return self.open(source, false, out).map(Some);
         }
@@ -226,7 +259,10 @@ impl Tree {
         self.close_children(id, out)?;
         let live = self.live.remove(&id).expect("just opened");
         self.open_by_source.remove(&live.source);
-        out.report(TreeEvent::Finished { node: &live.opened, result: &result })?;
+        out.report(TreeEvent::Finished {
+            node: &live.opened,
+            result: &result,
+        })?;
         self.detach(live.opened.parent, id, out)
     }
 
@@ -249,13 +285,17 @@ impl Tree {
     /// Removes `child` from `parent`'s open children; a parent that was told
     /// it is done closes when its last child does.
     fn detach(&mut self, parent: u64, child: u64, out: &mut impl Reporter) -> std::io::Result<()> {
-        let Some(live) = self.live.get_mut(&parent) else { return Ok(()) };
+        let Some(live) = self.live.get_mut(&parent) else {
+            return Ok(());
+        };
         live.children.retain(|&c| c != child);
         self.close_if_done(parent, out)
     }
 
     fn mark_done(&mut self, id: u64) {
-        let Some(live) = self.live.get_mut(&id) else { return };
+        let Some(live) = self.live.get_mut(&id) else {
+            return;
+        };
         live.done = true;
         let suites: Vec<u64> = live.children.clone();
         for child in suites {
@@ -340,7 +380,11 @@ mod tests {
     }
 
     fn finished(id: &str, outcome: Outcome) -> TestEvent {
-        TestEvent::Finished(TestResult { id: id.into(), outcome, ..TestResult::default() })
+        TestEvent::Finished(TestResult {
+            id: id.into(),
+            outcome,
+            ..TestResult::default()
+        })
     }
 
     fn run(offset: u64, events: Vec<TestEvent>) -> Vec<String> {
@@ -369,7 +413,14 @@ mod tests {
         );
         assert_eq!(
             log,
-            ["start d 1<0", "start f 2<1", "start a 3<2", "end 3 Passed", "close 2", "close 1"]
+            [
+                "start d 1<0",
+                "start f 2<1",
+                "start a 3<2",
+                "end 3 Passed",
+                "close 2",
+                "close 1"
+            ]
         );
     }
 
@@ -414,7 +465,15 @@ mod tests {
     #[test]
     fn ids_start_after_the_offset() {
         let log = run(100, vec![test("t", "s"), finished("t", Outcome::Skipped)]);
-        assert_eq!(log, ["start s 101<100", "start t 102<101", "end 102 Skipped", "close 101"]);
+        assert_eq!(
+            log,
+            [
+                "start s 101<100",
+                "start t 102<101",
+                "end 102 Skipped",
+                "close 101"
+            ]
+        );
     }
 
     #[test]
@@ -434,7 +493,14 @@ mod tests {
         );
         assert_eq!(
             log,
-            ["start f 1<0", "start a 2<1", "start b 3<1", "end 2 Passed", "end 3 Failed", "close 1"]
+            [
+                "start f 1<0",
+                "start a 2<1",
+                "start b 3<1",
+                "end 2 Passed",
+                "end 3 Failed",
+                "close 1"
+            ]
         );
     }
 
@@ -450,7 +516,14 @@ mod tests {
         );
         assert_eq!(
             log,
-            ["start f 1<0", "start dup 2<1", "end 2 Passed", "start dup 3<1", "end 3 Failed", "close 1"]
+            [
+                "start f 1<0",
+                "start dup 2<1",
+                "end 2 Passed",
+                "start dup 3<1",
+                "end 3 Failed",
+                "close 1"
+            ]
         );
     }
 
@@ -465,7 +538,17 @@ mod tests {
                 started("f/C/t"),
             ],
         );
-        assert_eq!(log, ["start f 1<0", "start C 2<1", "start t 3<2", "stop 3", "close 2", "close 1"]);
+        assert_eq!(
+            log,
+            [
+                "start f 1<0",
+                "start C 2<1",
+                "start t 3<2",
+                "stop 3",
+                "close 2",
+                "close 1"
+            ]
+        );
     }
 
     #[test]
@@ -504,23 +587,55 @@ mod tests {
             vec![
                 suite("f", None, NodeKind::File),
                 test("f/a", "f"),
-                TestEvent::Output { id: Some("f".into()), stream: Stream::Stdout, text: "file".into() },
-                TestEvent::Output { id: Some("f/a".into()), stream: Stream::Stdout, text: "early".into() },
-                TestEvent::Output { id: None, stream: Stream::Stderr, text: "run".into() },
-                TestEvent::Output { id: Some("nope".into()), stream: Stream::Stderr, text: "lost?".into() },
+                TestEvent::Output {
+                    id: Some("f".into()),
+                    stream: Stream::Stdout,
+                    text: "file".into(),
+                },
+                TestEvent::Output {
+                    id: Some("f/a".into()),
+                    stream: Stream::Stdout,
+                    text: "early".into(),
+                },
+                TestEvent::Output {
+                    id: None,
+                    stream: Stream::Stderr,
+                    text: "run".into(),
+                },
+                TestEvent::Output {
+                    id: Some("nope".into()),
+                    stream: Stream::Stderr,
+                    text: "lost?".into(),
+                },
             ],
         );
-        assert_eq!(log, ["start f 1<0", "out 1 file", "out 1 early", "out 0 run", "out 0 lost?", "close 1"]);
+        assert_eq!(
+            log,
+            [
+                "start f 1<0",
+                "out 1 file",
+                "out 1 early",
+                "out 0 run",
+                "out 0 lost?",
+                "close 1"
+            ]
+        );
     }
 
     #[test]
     fn running_tests_lists_open_tests_only() {
         let mut tree = Tree::new(0);
         let mut log = Log::default();
-        for event in [test("f/a", "f"), test("f/b", "f"), started("f/a"), started("f/b")] {
+        for event in [
+            test("f/a", "f"),
+            test("f/b", "f"),
+            started("f/a"),
+            started("f/b"),
+        ] {
             tree.apply(event, &mut log).unwrap();
         }
-        tree.apply(finished("f/a", Outcome::Passed), &mut log).unwrap();
+        tree.apply(finished("f/a", Outcome::Passed), &mut log)
+            .unwrap();
         assert_eq!(tree.running_tests(), ["f/b"]);
     }
 }

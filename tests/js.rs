@@ -12,7 +12,8 @@ use util::{assert_clean, messages, output, path, tcrunner, tests_by_path, TestOu
 
 /// A fixture install under target/node (scripts/setup-node.sh).
 fn node_project(name: &str) -> PathBuf {
-    let modules = util::node_modules(name).unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
+    let modules = util::node_modules(name)
+        .unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
     modules.parent().unwrap().to_path_buf()
 }
 
@@ -44,8 +45,12 @@ fn fixture_of(name: &str) -> &'static str {
 /// The model for one install, with its version overrides applied.
 fn model(name: &str) -> BTreeMap<String, serde_json::Value> {
     let model = util::json(&path(&format!("{}/expected.json", fixture_of(name))));
-    let mut tests: BTreeMap<String, serde_json::Value> =
-        model["tests"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut tests: BTreeMap<String, serde_json::Value> = model["tests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     if let Some(overrides) = model["versions"][name].as_object() {
         for (key, value) in overrides {
             if value.is_null() {
@@ -68,19 +73,38 @@ fn verdict(outcome: &str) -> &'static str {
     }
 }
 
-fn assert_matches_model(name: &str, found: &BTreeMap<String, TestOutcome>, model: &BTreeMap<String, serde_json::Value>) {
+fn assert_matches_model(
+    name: &str,
+    found: &BTreeMap<String, TestOutcome>,
+    model: &BTreeMap<String, serde_json::Value>,
+) {
     let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
     let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "{name}: missing: {missing:#?}\nnot in the model: {extra:#?}");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{name}: missing: {missing:#?}\nnot in the model: {extra:#?}"
+    );
     for (key, spec) in model {
         let got = &found[key];
         let want = verdict(spec["outcome"].as_str().unwrap());
         assert_eq!(got.verdict, want, "{name}: {key}: {got:?}");
         if let Some(message) = spec["message"].as_str().filter(|_| want != "passed") {
-            assert_eq!(got.message.as_deref(), Some(message), "{name}: {key}: message");
+            assert_eq!(
+                got.message.as_deref(),
+                Some(message),
+                "{name}: {key}: message"
+            );
         }
-        assert_eq!(got.expected.as_deref(), spec["expected"].as_str(), "{name}: {key}: expected");
-        assert_eq!(got.actual.as_deref(), spec["actual"].as_str(), "{name}: {key}: actual");
+        assert_eq!(
+            got.expected.as_deref(),
+            spec["expected"].as_str(),
+            "{name}: {key}: expected"
+        );
+        assert_eq!(
+            got.actual.as_deref(),
+            spec["actual"].as_str(),
+            "{name}: {key}: actual"
+        );
     }
 }
 
@@ -94,9 +118,16 @@ fn outcomes_match_the_model(name: &str) {
     assert_eq!(code, 1);
     assert_clean(&stream);
     let msgs = messages(&stream);
-    assert_eq!(msgs.iter().filter(|m| m.name == "testStarted").count(), model(name).len(), "{name}: teamcity tests");
+    assert_eq!(
+        msgs.iter().filter(|m| m.name == "testStarted").count(),
+        model(name).len(),
+        "{name}: teamcity tests"
+    );
     // Durations are whole milliseconds everywhere.
-    assert!(msgs.iter().filter_map(|m| m.get("duration")).all(|d| d.parse::<u64>().is_ok()));
+    assert!(msgs
+        .iter()
+        .filter_map(|m| m.get("duration"))
+        .all(|d| d.parse::<u64>().is_ok()));
 }
 
 #[test]
@@ -127,7 +158,12 @@ fn vitest5_outcomes_match_the_model() {
 #[test]
 fn vitest5_on_an_old_node_is_a_one_line_error() {
     let project = node_project("vitest5");
-    let out = output(&mut tcrunner(&["--project", project.to_str().unwrap(), "--node", "node"]));
+    let out = output(&mut tcrunner(&[
+        "--project",
+        project.to_str().unwrap(),
+        "--node",
+        "node",
+    ]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(69), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
@@ -140,11 +176,19 @@ fn agrees_with_framework_json(name: &str) {
     let json = std::env::temp_dir().join(format!("tcrunner-{name}-{}.json", std::process::id()));
     let mut command = std::process::Command::new("node");
     if name.starts_with("jest") {
-        command.arg(project.join("node_modules/jest/bin/jest.js")).arg("--json");
+        command
+            .arg(project.join("node_modules/jest/bin/jest.js"))
+            .arg("--json");
     } else {
-        command.arg(project.join("node_modules/vitest/vitest.mjs")).args(["run", "--reporter=json"]);
+        command
+            .arg(project.join("node_modules/vitest/vitest.mjs"))
+            .args(["run", "--reporter=json"]);
     }
-    command.arg(format!("--outputFile={}", json.display())).current_dir(&project).output().unwrap();
+    command
+        .arg(format!("--outputFile={}", json.display()))
+        .current_dir(&project)
+        .output()
+        .unwrap();
     let report = util::json(&json);
     std::fs::remove_file(&json).unwrap();
 
@@ -154,21 +198,38 @@ fn agrees_with_framework_json(name: &str) {
     let mut seen: BTreeMap<String, u32> = BTreeMap::new();
     for file in report["testResults"].as_array().unwrap() {
         let file_name = file["name"].as_str().unwrap();
-        let relative = file_name.strip_prefix(&format!("{}/", project.display())).unwrap_or(file_name);
+        let relative = file_name
+            .strip_prefix(&format!("{}/", project.display()))
+            .unwrap_or(file_name);
         for case in file["assertionResults"].as_array().unwrap() {
             let mut parts = vec![relative.to_owned()];
-            parts.extend(case["ancestorTitles"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_owned()));
+            parts.extend(
+                case["ancestorTitles"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap().to_owned()),
+            );
             parts.push(case["title"].as_str().unwrap().to_owned());
             let base = parts.join(" > ");
-            let n = seen.entry(base.clone()).and_modify(|n| *n += 1).or_insert(1);
+            let n = seen
+                .entry(base.clone())
+                .and_modify(|n| *n += 1)
+                .or_insert(1);
             let key = if *n > 1 { format!("{base} #{n}") } else { base };
             let theirs = match case["status"].as_str().unwrap() {
                 "passed" => "passed",
                 "failed" => "failed",
                 _ => "ignored",
             };
-            let mine = ours.get(&key).unwrap_or_else(|| panic!("{name}: {key} reported by the framework only"));
-            let mine = if mine.verdict == "error" { "failed" } else { mine.verdict.as_str() };
+            let mine = ours
+                .get(&key)
+                .unwrap_or_else(|| panic!("{name}: {key} reported by the framework only"));
+            let mine = if mine.verdict == "error" {
+                "failed"
+            } else {
+                mine.verdict.as_str()
+            };
             // vitest's JSON marks tests under a failed beforeAll as skipped and
             // loses the error; we report them failed with the hook's error.
             if !(theirs == "ignored" && mine == "failed" && name.starts_with("vitest")) {
@@ -192,12 +253,20 @@ fn vitest4_agrees_with_its_json_report() {
 
 #[test]
 fn targets_select_one_test_and_drop_filtered_ones() {
-    for (name, file) in [("jest30", "outcomes.test.js"), ("vitest4", "outcomes.test.ts"), ("vitest5", "outcomes.test.ts")] {
+    for (name, file) in [
+        ("jest30", "outcomes.test.js"),
+        ("vitest4", "outcomes.test.ts"),
+        ("vitest5", "outcomes.test.ts"),
+    ] {
         let target = format!("{file}::passes");
         let (code, stream) = run(name, &["--target", &target]);
         assert_clean(&stream);
         let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
-        assert_eq!(found, [format!("{file} > passes")], "{name}: --target {target}");
+        assert_eq!(
+            found,
+            [format!("{file} > passes")],
+            "{name}: --target {target}"
+        );
         assert_eq!(code, 0, "{name}");
     }
 }

@@ -14,7 +14,12 @@ const FIXTURE: &str = "tests/fixtures/pytest";
 fn run(version: u32, args: &[&str]) -> (i32, Vec<u8>) {
     let project = path(FIXTURE);
     let python = python(version);
-    let mut all = vec!["--project", project.to_str().unwrap(), "--python", python.to_str().unwrap()];
+    let mut all = vec![
+        "--project",
+        project.to_str().unwrap(),
+        "--python",
+        python.to_str().unwrap(),
+    ];
     all.extend_from_slice(args);
     let out = output(&mut tcrunner(&all));
     (out.status.code().unwrap_or(-1), out.stdout)
@@ -60,9 +65,13 @@ fn model(version: u32, doctests: bool) -> BTreeMap<String, serde_json::Value> {
     let model = util::json(&path(&format!("{FIXTURE}/expected.json")));
     let mut tests = BTreeMap::new();
     for (id, spec) in model["tests"].as_object().unwrap() {
-        let only: Vec<&str> =
-            spec["only"].as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
-        if only.contains(&"pytest9") && version < 9 || only.contains(&"doctest-modules") && !doctests {
+        let only: Vec<&str> = spec["only"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        if only.contains(&"pytest9") && version < 9
+            || only.contains(&"doctest-modules") && !doctests
+        {
             continue;
         }
         let mut spec = spec.clone();
@@ -75,7 +84,11 @@ fn model(version: u32, doctests: bool) -> BTreeMap<String, serde_json::Value> {
         }
         let mut components = id_to_path(id);
         if components.last().is_some_and(|c| c == "<collection>") {
-            let word = if spec["outcome"] == "skipped" { "skipped" } else { "error" };
+            let word = if spec["outcome"] == "skipped" {
+                "skipped"
+            } else {
+                "error"
+            };
             *components.last_mut().unwrap() = format!("<collection {word}>");
         }
         tests.insert(components.join(" > "), spec);
@@ -83,10 +96,16 @@ fn model(version: u32, doctests: bool) -> BTreeMap<String, serde_json::Value> {
     tests
 }
 
-fn assert_matches_model(found: &BTreeMap<String, TestOutcome>, model: &BTreeMap<String, serde_json::Value>) {
+fn assert_matches_model(
+    found: &BTreeMap<String, TestOutcome>,
+    model: &BTreeMap<String, serde_json::Value>,
+) {
     let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
     let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "missing from the stream: {missing:#?}\nnot in the model: {extra:#?}");
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "missing from the stream: {missing:#?}\nnot in the model: {extra:#?}"
+    );
     for (key, spec) in model {
         let got = &found[key];
         let want = verdict(spec["outcome"].as_str().unwrap());
@@ -137,8 +156,14 @@ fn xdist_workers_interleave_into_the_same_verdicts() {
     // xdist reports collection problems per worker, and its controller sees
     // test ids only: compare every test the model has outside collectors.
     for (key, spec) in model.iter().filter(|(k, _)| !k.contains("<collection")) {
-        let got = found.get(key).unwrap_or_else(|| panic!("{key} missing under xdist"));
-        assert_eq!(got.verdict, verdict(spec["outcome"].as_str().unwrap()), "{key}");
+        let got = found
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} missing under xdist"));
+        assert_eq!(
+            got.verdict,
+            verdict(spec["outcome"].as_str().unwrap()),
+            "{key}"
+        );
     }
 }
 
@@ -148,7 +173,14 @@ fn verdicts_agree_with_pytests_own_junit_report() {
     std::fs::create_dir_all(&dir).unwrap();
     let xml = dir.join("junit.xml");
     let status = std::process::Command::new(python(9))
-        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors"])
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--continue-on-collection-errors",
+        ])
         .arg(format!("--junitxml={}", xml.display()))
         .current_dir(path(FIXTURE))
         .output()
@@ -164,16 +196,28 @@ fn verdicts_agree_with_pytests_own_junit_report() {
     for (key, outcome) in tests_by_path(&stream) {
         let parts: Vec<&str> = key.split(" > ").collect();
         // The file is the first component with an extension (test_a.py, cases.yaml).
-        let Some(file_at) = parts.iter().position(|p| p.contains('.')) else { continue };
+        let Some(file_at) = parts.iter().position(|p| p.contains('.')) else {
+            continue;
+        };
         if parts.len() - file_at < 2 || key.contains("<collection") {
             continue;
         }
-        let mut dotted: Vec<String> = parts[..=file_at].iter().map(|p| p.trim_end_matches(".py").to_owned()).collect();
+        let mut dotted: Vec<String> = parts[..=file_at]
+            .iter()
+            .map(|p| p.trim_end_matches(".py").to_owned())
+            .collect();
         dotted.extend(parts[file_at + 1..].iter().map(|p| (*p).to_owned()));
-        let verdict = if outcome.verdict == "error" { "failed".to_owned() } else { outcome.verdict };
+        let verdict = if outcome.verdict == "error" {
+            "failed".to_owned()
+        } else {
+            outcome.verdict
+        };
         ours.insert(dotted.join("."), verdict);
     }
-    let case = regex::Regex::new(r#"(?s)<testcase classname="([^"]*)" name="([^"]*)"[^>]*?(/>|>(.*?)</testcase>)"#).unwrap();
+    let case = regex::Regex::new(
+        r#"(?s)<testcase classname="([^"]*)" name="([^"]*)"[^>]*?(/>|>(.*?)</testcase>)"#,
+    )
+    .unwrap();
     let mut compared = 0;
     for c in case.captures_iter(&junit) {
         let (classname, name) = (&c[1], unescape_xml(&c[2]));
@@ -190,7 +234,10 @@ fn verdicts_agree_with_pytests_own_junit_report() {
         };
         let key = format!("{classname}.{name}");
         let Some(mine) = ours.get(&key) else {
-            panic!("pytest reported {key}, tcrunner did not; ours: {:#?}", ours.keys().collect::<Vec<_>>())
+            panic!(
+                "pytest reported {key}, tcrunner did not; ours: {:#?}",
+                ours.keys().collect::<Vec<_>>()
+            )
         };
         assert_eq!(mine, theirs, "{key}");
         compared += 1;
@@ -199,19 +246,32 @@ fn verdicts_agree_with_pytests_own_junit_report() {
 }
 
 fn unescape_xml(text: &str) -> String {
-    text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&")
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
 }
 
 #[test]
 fn targets_of_every_form_select_exactly_their_tests() {
     let cases: &[(&str, &[&str])] = &[
-        ("tests/test_basic.py::test_add", &["tests > test_basic.py > test_add"]),
+        (
+            "tests/test_basic.py::test_add",
+            &["tests > test_basic.py > test_add"],
+        ),
         (
             "tests/unit/test_classes.py::TestOuter.TestInner.test_inner",
             &["tests > unit > test_classes.py > TestOuter > TestInner > test_inner"],
         ),
-        ("tests/unit/test_params.py::test_eval[6*9-42]", &["tests > unit > test_params.py > test_eval[6*9-42]"]),
-        ("tests.test_basic.test_add", &["tests > test_basic.py > test_add"]),
+        (
+            "tests/unit/test_params.py::test_eval[6*9-42]",
+            &["tests > unit > test_params.py > test_eval[6*9-42]"],
+        ),
+        (
+            "tests.test_basic.test_add",
+            &["tests > test_basic.py > test_add"],
+        ),
     ];
     for (target, want) in cases {
         let (_, stream) = run(9, &["--target", target]);
@@ -227,20 +287,37 @@ fn paths_select_a_file_or_a_folder() {
     assert_clean(&stream);
     let found = tests_by_path(&stream);
     assert_eq!(found.len(), 4, "{found:#?}");
-    assert!(found.keys().all(|k| k.starts_with("tests > unit > test_classes.py > ")));
+    assert!(found
+        .keys()
+        .all(|k| k.starts_with("tests > unit > test_classes.py > ")));
 
     let (_, stream) = run(9, &["--path", "tests/unit"]);
     assert_clean(&stream);
     let found = tests_by_path(&stream);
-    assert!(found.len() > 10 && found.keys().all(|k| k.starts_with("tests > unit > ")), "{found:#?}");
+    assert!(
+        found.len() > 10 && found.keys().all(|k| k.starts_with("tests > unit > ")),
+        "{found:#?}"
+    );
 }
 
 #[test]
 fn offset_moves_every_id_and_raw_args_reach_pytest() {
-    let (code, stream) = run(9, &["--offset", "100", "--path", "tests/test_basic.py", "--", "-k", "add"]);
+    let (code, stream) = run(
+        9,
+        &[
+            "--offset",
+            "100",
+            "--path",
+            "tests/test_basic.py",
+            "--",
+            "-k",
+            "add",
+        ],
+    );
     assert_eq!(code, 0, "only test_add is selected and it passes");
     // Embedded as an outer runner would embed it: node 100 is the outer's.
-    let mut embedded = b"##teamcity[testSuiteStarted nodeId='100' parentNodeId='0' name='outer']\n".to_vec();
+    let mut embedded =
+        b"##teamcity[testSuiteStarted nodeId='100' parentNodeId='0' name='outer']\n".to_vec();
     let text = String::from_utf8_lossy(&stream).replace(
         "##teamcity[testingFinished]",
         "##teamcity[testSuiteFinished nodeId='100']\n##teamcity[testingFinished]",
@@ -249,17 +326,32 @@ fn offset_moves_every_id_and_raw_args_reach_pytest() {
     assert_clean(&embedded);
     let msgs = messages(&stream);
     let first = msgs.iter().find(|m| m.name == "testSuiteStarted").unwrap();
-    assert_eq!((first.get("nodeId"), first.get("parentNodeId")), (Some("101"), Some("100")));
+    assert_eq!(
+        (first.get("nodeId"), first.get("parentNodeId")),
+        (Some("101"), Some("100"))
+    );
     let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
     assert_eq!(found, ["tests > test_basic.py > test_add"]);
 }
 
 #[test]
 fn launch_line_names_the_arguments_and_folder() {
-    let (_, stream) = run(9, &["--target", "tests/test_basic.py::test_add", "--", "-x"]);
+    let (_, stream) = run(
+        9,
+        &["--target", "tests/test_basic.py::test_add", "--", "-x"],
+    );
     let text = String::from_utf8_lossy(&stream);
-    let line = text.lines().find(|l| l.starts_with("Launching pytest with arguments")).expect("launch line");
-    assert!(line.ends_with(&format!("-x tests/test_basic.py::test_add in {}", path(FIXTURE).display())), "{line}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Launching pytest with arguments"))
+        .expect("launch line");
+    assert!(
+        line.ends_with(&format!(
+            "-x tests/test_basic.py::test_add in {}",
+            path(FIXTURE).display()
+        )),
+        "{line}"
+    );
 }
 
 #[test]
@@ -268,33 +360,70 @@ fn the_teamcity_dialect_reports_the_same_verdicts_by_name() {
     assert_eq!(code, 1);
     assert_clean(&stream);
     let msgs = messages(&stream);
-    assert!(msgs.iter().all(|m| m.get("nodeId").is_none()), "no ids in the teamcity dialect");
+    assert!(
+        msgs.iter().all(|m| m.get("nodeId").is_none()),
+        "no ids in the teamcity dialect"
+    );
     let count = |name: &str| msgs.iter().filter(|m| m.name == name).count();
     let model = model(9, false);
-    let failed = model.values().filter(|s| matches!(verdict(s["outcome"].as_str().unwrap()), "failed" | "error")).count();
-    let ignored = model.values().filter(|s| verdict(s["outcome"].as_str().unwrap()) == "ignored").count();
+    let failed = model
+        .values()
+        .filter(|s| matches!(verdict(s["outcome"].as_str().unwrap()), "failed" | "error"))
+        .count();
+    let ignored = model
+        .values()
+        .filter(|s| verdict(s["outcome"].as_str().unwrap()) == "ignored")
+        .count();
     assert_eq!(count("testFailed"), failed);
     assert_eq!(count("testIgnored"), ignored);
     assert_eq!(count("testStarted"), model.len());
-    assert!(msgs.iter().filter(|m| m.name == "testSuiteStarted").all(|m| !m.get("name").unwrap().starts_with('/')));
+    assert!(msgs
+        .iter()
+        .filter(|m| m.name == "testSuiteStarted")
+        .all(|m| !m.get("name").unwrap().starts_with('/')));
 }
 
 #[test]
 fn what_to_run_errors_are_one_line_with_documented_codes() {
     let cases: &[(&[&str], i32, &str)] = &[
-        (&["--path", "tests", "--target", "tests/test_basic.py::test_add"], 64, "--target"),
-        (&["--target", "nope.module.Class"], 64, "--target nope.module.Class"),
+        (
+            &[
+                "--path",
+                "tests",
+                "--target",
+                "tests/test_basic.py::test_add",
+            ],
+            64,
+            "--target",
+        ),
+        (
+            &["--target", "nope.module.Class"],
+            64,
+            "--target nope.module.Class",
+        ),
         (&["--path", "no/such/dir"], 66, "--path no/such/dir"),
     ];
     for (args, code, mention) in cases {
         let project = path(FIXTURE);
         let python = python(9);
-        let mut all = vec!["--project", project.to_str().unwrap(), "--python", python.to_str().unwrap()];
+        let mut all = vec![
+            "--project",
+            project.to_str().unwrap(),
+            "--python",
+            python.to_str().unwrap(),
+        ];
         all.extend_from_slice(args);
         let out = output(&mut tcrunner(&all));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(*code), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: one line: {stderr}");
-        assert!(stderr.starts_with("tcrunner: ") && stderr.contains(mention), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim().lines().count(),
+            1,
+            "{args:?}: one line: {stderr}"
+        );
+        assert!(
+            stderr.starts_with("tcrunner: ") && stderr.contains(mention),
+            "{args:?}: {stderr}"
+        );
     }
 }

@@ -4,8 +4,8 @@
 //! held to the rules of the consumer it addresses: IntelliJ's id-based
 //! converter when tree messages carry `nodeId` (`id_tree`), the TeamCity
 //! server's name and flow rules otherwise (`name_tree`). Every other test in
-//! the project can pipe tcrunner's output through [`check_bytes`] and assert on
-//! the [`Report`].
+//! the project can pipe tcrunner's output through `check_bytes` and assert on
+//! the `Report`.
 //!
 //! A message glued after other text on its line is reported (the IDE does not
 //! parse it) and then checked as if it had started the line, the way the

@@ -5,15 +5,17 @@
 //! `assertionResults[]`), and per test `ancestorTitles`, `title`, `status`,
 //! `duration` (integer ms, `null` for skipped/todo → none), `failureMessages`,
 //! `failureDetails[].matcherResult.{expected,actual}`, `location.line`
-//! (1-based, only with `--testLocationInResults`), `failing`; `wasInterrupted`.
+//! (1-based, only with `--testLocationInResults`); `wasInterrupted` (a
+//! warning `Log` event).
 //!
 //! Tree: a file suite named by its path below the common directory of all
 //! files (the basename for a single file), one suite per `ancestorTitles`
 //! entry, the test named by `title`.
 //!
-//! Outcomes: `passed` → passed (`failing: true` → xfail: a `test.failing`
-//! that failed as expected), `failed` → failed, `pending`/`skipped`/`disabled`
-//! → skipped, `todo` → todo, anything else → error naming the status.
+//! Outcomes, as the live jest reporter gives them: `passed` → passed (a
+//! `test.failing` that failed as expected included), `failed` → failed,
+//! `pending`/`skipped`/`disabled` → skipped, `todo` → todo, anything else →
+//! error naming the status.
 //! A failure's message is its text up to the first stack frame (`    at …`),
 //! as JetBrains splits it; the stack and further failure messages are the
 //! details. Expected/actual come from the first `matcherResult` that has both:
@@ -23,7 +25,7 @@
 //! `status: failed` (an import error) gets an error pseudo-test
 //! `Test suite failed to run`. jest's file `message` repeats every failed
 //! test, so a file whose tests all passed but that has a `message` (an
-//! `afterAll` error) gets an error pseudo-test `Test suite error`.
+//! `afterAll` error) gets an error pseudo-test `afterAll hook`.
 use std::io::Read;
 
 use super::common::{Emitter, ReadError};

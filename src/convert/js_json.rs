@@ -64,9 +64,6 @@ pub(crate) struct Assertion {
     pub failure_details: Vec<Value>,
     #[serde(deserialize_with = "lenient::or_default")]
     pub location: Option<Location>,
-    /// jest's `test.failing`.
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub failing: bool,
     /// vitest 4+.
     #[serde(deserialize_with = "lenient::strings")]
     pub tags: Vec<String>,
@@ -81,8 +78,9 @@ pub(crate) struct Location {
 
 /// The name of the pseudo-test for a file that failed before running tests.
 pub(crate) const FAILED_TO_RUN: &str = "Test suite failed to run";
-/// The name of the pseudo-test for a file-level error beside its tests.
-pub(crate) const FILE_ERROR: &str = "Test suite error";
+/// The name of the pseudo-test for a file-level error beside its tests (the
+/// live reporters' name: in jest it can only be an `afterAll` error).
+pub(crate) const FILE_ERROR: &str = "afterAll hook";
 
 /// Parses the whole report, then sends it file by file.
 pub(crate) fn read(
@@ -190,8 +188,8 @@ fn assertion(a: Assertion, file: Option<String>) -> TestNode {
         .unwrap_or_else(|| "(unnamed test)".to_string());
     let status = a.status.unwrap_or_default();
     let outcome = match status.as_str() {
-        // `test.failing` that failed as it should.
-        "passed" if a.failing => Outcome::Xfail,
+        // A `test.failing` that failed as it should is `passed` too, as the
+        // live jest reporter reports it.
         "passed" => Outcome::Passed,
         "failed" => Outcome::Failed,
         "pending" | "skipped" | "disabled" => Outcome::Skipped,

@@ -16,8 +16,9 @@
 //!   suite per class, jest-junit's `{classname} {title}`), or not a dotted
 //!   identifier stays one suite or none; a classname that starts with its
 //!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest.
-//!   For pytest (a suite named `pytest` or a `.py` file) the parts before the
-//!   first capitalised one are marked as directories/module.
+//!   For pytest (a suite named `pytest` or a `.py` file) the part before the
+//!   first capitalised one is the module, a file suite named `<part>.py` (with
+//!   the xunit1 `file`), and the parts before it are directory suites.
 //! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
 //!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line.
 //! - `<failure message type>` → failed (message = `message`, else `type`, else
@@ -339,7 +340,8 @@ impl State {
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
         let parts = class_parts(&case.classname, &self.frames[frame_index].name, &case.name);
-        self.sync_classes(frame_index, &parts, pytest, out)?;
+        let file = case.file.as_deref().filter(|_| pytest);
+        self.sync_classes(frame_index, &parts, pytest, file, out)?;
         self.frames[frame_index].started = true;
 
         let py_file = pytest && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
@@ -404,6 +406,7 @@ impl State {
         frame_index: usize,
         parts: &[&str],
         pytest: bool,
+        file: Option<&str>,
         out: &mut Emitter<'_>,
     ) -> Result<(), ReadError> {
         let frame = &mut self.frames[frame_index];
@@ -431,6 +434,12 @@ impl State {
                 Some(m) if depth == m => NodeKind::File,
                 _ => NodeKind::Suite,
             };
+            // Named as the live pytest tree names a module: by its file.
+            let name = match kind {
+                NodeKind::File => format!("{part}.py"),
+                _ => part.to_string(),
+            };
+            let file = file.filter(|_| kind != NodeKind::Dir).map(str::to_string);
             self.next_id += 1;
             let id = out.id(&self.next_id.to_string());
             let frame = &self.frames[frame_index];
@@ -442,8 +451,9 @@ impl State {
             let node = Node {
                 id: id.clone(),
                 parent,
-                name: part.to_string(),
+                name,
                 kind,
+                file,
                 ..Node::default()
             };
             out.send(TestEvent::Suite(node))?;

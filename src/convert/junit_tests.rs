@@ -128,7 +128,7 @@ fn pytest_classnames_nest_module_and_classes() {
         chain,
         [
             ("pytest".to_string(), NodeKind::Suite),
-            ("test_sample".to_string(), NodeKind::File),
+            ("test_sample.py".to_string(), NodeKind::File),
             ("TestOuter".to_string(), NodeKind::Suite),
             ("TestInner".to_string(), NodeKind::Suite),
         ]

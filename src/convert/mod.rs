@@ -1,6 +1,6 @@
 //! `tcrunner convert`: finished report files in, the event stream out.
 //!
-//! [`run`] reads every file in order into one [`Pipeline`](crate::report::Pipeline).
+//! [`run()`] reads every file in order into one [`Pipeline`](crate::report::Pipeline).
 //! Each format has its own reader that turns the foreign shapes into
 //! [`TestEvent`](crate::event::TestEvent)s, building the tree the live adapters
 //! would build:

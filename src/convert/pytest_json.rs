@@ -21,8 +21,9 @@
 //! phases. Each phase's `stdout`/`stderr` is the test's output, in order.
 //!
 //! A collector with `outcome: failed` (an import error, which pytest keeps out
-//! of `tests` and `summary`) becomes an error pseudo-test `collection error`
-//! under that file's suite.
+//! of `tests` and `summary`) becomes an error pseudo-test `<collection error>`
+//! (the live pytest plugin's name) under that file's suite, its message the
+//! last `E ` line of the `longrepr`.
 use std::io::Read;
 
 use serde::Deserialize;
@@ -95,7 +96,7 @@ struct Collector {
 }
 
 /// The name of the pseudo-test for a file that failed to collect.
-pub(crate) const COLLECTION_ERROR: &str = "collection error";
+pub(crate) const COLLECTION_ERROR: &str = "<collection error>";
 
 /// Reads one pytest-json-report file.
 pub(crate) fn read(input: impl Read, out: &mut Emitter<'_>) -> Result<(), ReadError> {

@@ -3,18 +3,19 @@
 //! `tags` from 4 on and `benchmarks` from 5 on).
 //!
 //! Read: the jest shape ([`super::jest_json`] lists the fields) minus
-//! `failureDetails`, `failing` and `wasInterrupted`; `duration` is float ms
+//! `failureDetails` and `wasInterrupted`; `duration` is float ms
 //! (truncated), absent for skip/todo; `location` only with
 //! `--includeTaskLocation`; `tags` become node tags.
 //!
-//! Tree and outcomes as for jest, except that vitest writes `test.fails` as
-//! plain `passed` (so it stays passed) and has no expected/actual values.
+//! Tree and outcomes as for jest (`test.fails` is `passed` here too); there
+//! are no expected/actual values.
 //!
 //! File level: a file with no `assertionResults` (an import error) gets an
 //! error pseudo-test `Test suite failed to run` carrying the file `message`.
 //! vitest's file `message` holds only file-level errors, so a file that has
 //! tests and a non-empty `message` gets an error pseudo-test
-//! `Test suite error` beside them. When a `beforeAll` hook fails, vitest marks
+//! `afterAll hook` beside them (the live reporter's name for a suite error
+//! no test carries). When a `beforeAll` hook fails, vitest marks
 //! the file's tests `skipped` with no error and the file `failed`, and keeps
 //! the hook's error nowhere ([vitest#4516]): those tests stay skipped, and a
 //! failed file with no failed test and no message gets a warning `Log` event.

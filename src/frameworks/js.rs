@@ -33,11 +33,14 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
     let manifest = std::fs::read_to_string(project.join("package.json")).ok()?;
     let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
     let mentions = |name: &str| {
-        ["dependencies", "devDependencies"].iter().any(|k| manifest[k].get(name).is_some())
+        ["dependencies", "devDependencies"]
+            .iter()
+            .any(|k| manifest[k].get(name).is_some())
             || manifest.get(name).is_some()
-            || manifest["scripts"]
-                .as_object()
-                .is_some_and(|s| s.values().any(|v| v.as_str().is_some_and(|v| v.contains(name))))
+            || manifest["scripts"].as_object().is_some_and(|s| {
+                s.values()
+                    .any(|v| v.as_str().is_some_and(|v| v.contains(name)))
+            })
     };
     if mentions("vitest") {
         Some(FrameworkName::Vitest)
@@ -57,14 +60,22 @@ struct Package {
 }
 
 fn find_package(project: &Path, name: &str) -> Option<Package> {
-    let start = project.canonicalize().unwrap_or_else(|_| project.to_path_buf());
+    let start = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_path_buf());
     for dir in start.ancestors() {
         let dir = dir.join("node_modules").join(name);
-        let Ok(manifest) = std::fs::read_to_string(dir.join("package.json")) else { continue };
+        let Ok(manifest) = std::fs::read_to_string(dir.join("package.json")) else {
+            continue;
+        };
         let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap_or_default();
         let version = manifest["version"].as_str().unwrap_or("?").to_owned();
         let node_floor = manifest["engines"]["node"].as_str().and_then(engine_floor);
-        return Some(Package { dir, version, node_floor });
+        return Some(Package {
+            dir,
+            version,
+            node_floor,
+        });
     }
     None
 }
@@ -74,7 +85,9 @@ fn engine_floor(range: &str) -> Option<(u32, u32)> {
     range
         .split("||")
         .filter_map(|alt| {
-            let v = alt.trim().trim_start_matches(['^', '>', '=', '~', 'v', ' ']);
+            let v = alt
+                .trim()
+                .trim_start_matches(['^', '>', '=', '~', 'v', ' ']);
             let mut parts = v.split('.').map(|p| p.trim().parse::<u32>().ok());
             Some((parts.next()??, parts.next().flatten().unwrap_or(0)))
         })
@@ -83,7 +96,10 @@ fn engine_floor(range: &str) -> Option<(u32, u32)> {
 
 /// The node version (`v22.12.0` → (22, 12)).
 fn node_version(node: &Path) -> Option<(u32, u32)> {
-    let out = std::process::Command::new(node).arg("--version").output().ok()?;
+    let out = std::process::Command::new(node)
+        .arg("--version")
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut parts = text.trim().trim_start_matches('v').split('.');
     Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
@@ -111,8 +127,11 @@ fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
     if file.trim().is_empty() {
         return Err(bad("expected `FILE` or `FILE::describe > test`"));
     }
-    let names: Vec<String> =
-        if names.trim().is_empty() { Vec::new() } else { names.split(" > ").map(|n| n.trim().to_owned()).collect() };
+    let names: Vec<String> = if names.trim().is_empty() {
+        Vec::new()
+    } else {
+        names.split(" > ").map(|n| n.trim().to_owned()).collect()
+    };
     if names.iter().any(String::is_empty) {
         return Err(bad("an empty name between ` > ` separators"));
     }
@@ -124,7 +143,13 @@ fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<Strin
     let alternatives: Vec<String> = targets
         .iter()
         .filter(|(_, names)| !names.is_empty())
-        .map(|(_, names)| names.iter().map(|n| regex_escape(n)).collect::<Vec<_>>().join(joiner))
+        .map(|(_, names)| {
+            names
+                .iter()
+                .map(|n| regex_escape(n))
+                .collect::<Vec<_>>()
+                .join(joiner)
+        })
         .collect();
     if alternatives.is_empty() {
         return None;
@@ -146,7 +171,10 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
             request.project.display()
         )));
     };
-    let node = request.node.clone().unwrap_or_else(|| PathBuf::from("node"));
+    let node = request
+        .node
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("node"));
     if let Some((major, minor)) = found.node_floor.filter(|&(major, _)| major > 20) {
         match node_version(&node) {
             Some(have) if have < (major, minor) => {
@@ -168,14 +196,29 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
         }
     }
     if request.collect_only {
-        return Err(SetupError::unsupported("--collect-only", format!("is supported for pytest only, not {framework}")));
+        return Err(SetupError::unsupported(
+            "--collect-only",
+            format!("is supported for pytest only, not {framework}"),
+        ));
     }
-    let targets = request.targets.iter().map(|t| split_target(t)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Plan { node, package: found, targets })
+    let targets = request
+        .targets
+        .iter()
+        .map(|t| split_target(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Plan {
+        node,
+        package: found,
+        targets,
+    })
 }
 
 fn major(version: &str) -> u32 {
-    version.split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0)
+    version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
 }
 
 fn spec(plan: &Plan, entry: &str, args: &[String], request: &Request, filtered: bool) -> Spec {
@@ -185,7 +228,12 @@ fn spec(plan: &Plan, entry: &str, args: &[String], request: &Request, filtered: 
     if filtered {
         env.push(("TCRUNNER_NAME_FILTER".into(), "1".into()));
     }
-    Spec { program: plan.node.clone(), args: os_args(&all), env, cwd: request.project.clone() }
+    Spec {
+        program: plan.node.clone(),
+        args: os_args(&all),
+        env,
+        cwd: request.project.clone(),
+    }
 }
 
 impl Framework for Jest {
@@ -216,7 +264,10 @@ impl Framework for Jest {
         let mut args = vec![format!("--reporters={}", runner.display())];
         args.extend(shown.iter().cloned());
         let spec = spec(&plan, "bin/jest.js", &args, request, pattern.is_some());
-        Ok(Launch { spec, shown_args: shown })
+        Ok(Launch {
+            spec,
+            shown_args: shown,
+        })
     }
 
     fn missing_hint(&self, _stderr: &str) -> Option<String> {
@@ -238,17 +289,29 @@ impl Framework for Vitest {
         }
         shown.extend(request.raw.iter().cloned());
         // vitest 5 joins names with " > ", earlier versions with a space.
-        let joiner = if major(&plan.package.version) >= 5 { " > " } else { " " };
+        let joiner = if major(&plan.package.version) >= 5 {
+            " > "
+        } else {
+            " "
+        };
         let pattern = name_pattern(&plan.targets, joiner);
         if let Some(pattern) = &pattern {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         shown.extend(plan.targets.iter().map(|(file, _)| file.clone()));
-        shown.extend(request.paths.iter().map(|p| p.to_string_lossy().into_owned()));
+        shown.extend(
+            request
+                .paths
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned()),
+        );
         let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
         args.extend(shown[1..].iter().cloned());
         let spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
-        Ok(Launch { spec, shown_args: shown })
+        Ok(Launch {
+            spec,
+            shown_args: shown,
+        })
     }
 
     fn missing_hint(&self, _stderr: &str) -> Option<String> {

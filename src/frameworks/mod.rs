@@ -65,7 +65,10 @@ pub(crate) enum SetupError {
 
 impl SetupError {
     fn unsupported(argument: impl Into<String>, problem: impl Into<String>) -> Self {
-        SetupError::Unsupported { argument: argument.into(), problem: problem.into() }
+        SetupError::Unsupported {
+            argument: argument.into(),
+            problem: problem.into(),
+        }
     }
 }
 
@@ -106,11 +109,19 @@ impl Any {
 
 /// Picks the framework from the project: JS dependencies and config files,
 /// then Python test configuration, then the kind of files asked for.
-pub(crate) fn detect(project: &Path, paths: &[PathBuf], targets: &[String]) -> Option<FrameworkName> {
+pub(crate) fn detect(
+    project: &Path,
+    paths: &[PathBuf],
+    targets: &[String],
+) -> Option<FrameworkName> {
     let asked: Vec<String> = paths
         .iter()
         .map(|p| p.to_string_lossy().into_owned())
-        .chain(targets.iter().map(|t| t.split("::").next().unwrap_or(t).to_owned()))
+        .chain(
+            targets
+                .iter()
+                .map(|t| t.split("::").next().unwrap_or(t).to_owned()),
+        )
         .collect();
     let python_asked = asked.iter().any(|a| a.ends_with(".py"));
     let js_asked = asked.iter().any(|a| is_js_file(a));
@@ -127,7 +138,9 @@ pub(crate) fn detect(project: &Path, paths: &[PathBuf], targets: &[String]) -> O
 }
 
 fn is_js_file(path: &str) -> bool {
-    [".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"].iter().any(|e| path.ends_with(e))
+    [".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"]
+        .iter()
+        .any(|e| path.ends_with(e))
 }
 
 /// Writes an embedded runner file into a per-user cache folder, once per
@@ -152,7 +165,10 @@ pub(crate) fn write_runner(file_name: &str, content: &str) -> Result<PathBuf, Se
         std::fs::write(&partial, content)?;
         std::fs::rename(&partial, &path)
     };
-    write().map_err(|source| SetupError::Runner { path: path.clone(), source })?;
+    write().map_err(|source| SetupError::Runner {
+        path: path.clone(),
+        source,
+    })?;
     Ok(path)
 }
 

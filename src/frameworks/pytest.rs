@@ -63,11 +63,15 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
             Some(i) => python.split_at(i),
             None => (python, ""),
         };
-        if names.is_empty() || names.split(['.', ':']).any(str::is_empty) && !names.contains("::")
-        {
-            return Err(bad("expected `file.py::Class.test` or `file.py::test[params]`"));
+        if names.is_empty() || names.split(['.', ':']).any(str::is_empty) && !names.contains("::") {
+            return Err(bad(
+                "expected `file.py::Class.test` or `file.py::test[params]`",
+            ));
         }
-        return Ok(format!("{file}::{}{params}", names.replace("::", ".").replace('.', "::")));
+        return Ok(format!(
+            "{file}::{}{params}",
+            names.replace("::", ".").replace('.', "::")
+        ));
     }
     if target.ends_with(".py") || target.contains('/') {
         return Ok(target.to_owned());
@@ -79,7 +83,9 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
     };
     let parts: Vec<&str> = names.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(bad("expected a dotted name such as `pkg.module.Class.test`"));
+        return Err(bad(
+            "expected a dotted name such as `pkg.module.Class.test`",
+        ));
     }
     for split in (1..=parts.len()).rev() {
         let module = parts[..split].join("/");
@@ -96,7 +102,10 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
             return Ok(module);
         }
     }
-    Err(bad(&format!("no module file for it under {}", project.display())))
+    Err(bad(&format!(
+        "no module file for it under {}",
+        project.display()
+    )))
 }
 
 impl Framework for Pytest {
@@ -112,13 +121,20 @@ impl Framework for Pytest {
             ));
         }
         let runner = write_runner(Runner::Pytest.file_name(), Runner::Pytest.source())?;
-        let runner_dir = runner.parent().expect("written into a folder").to_path_buf();
+        let runner_dir = runner
+            .parent()
+            .expect("written into a folder")
+            .to_path_buf();
 
         // PyCharm's order: our additions, the raw arguments, then what to run.
         let mut shown: Vec<String> = Vec::new();
         let raw = &request.raw;
         let stops_early = raw.iter().any(|a| {
-            a == "-x" || a == "--exitfirst" || a.starts_with("--maxfail") || a == "--sw" || a == "--stepwise"
+            a == "-x"
+                || a == "--exitfirst"
+                || a.starts_with("--maxfail")
+                || a == "--sw"
+                || a == "--stepwise"
         });
         if !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors") {
             shown.push("--continue-on-collection-errors".into());
@@ -131,8 +147,10 @@ impl Framework for Pytest {
         // `--jb-show-summary` (PyCharm's switch) or any verbosity flag keeps them.
         let show_summary = raw.iter().any(|a| a == "--jb-show-summary");
         let chooses_verbosity = raw.iter().any(|a| {
-            matches!(a.as_str(), "-v" | "-vv" | "-vvv" | "--verbose" | "-q" | "-qq" | "--quiet")
-                || a.starts_with("--verbosity")
+            matches!(
+                a.as_str(),
+                "-v" | "-vv" | "-vvv" | "--verbose" | "-q" | "-qq" | "--quiet"
+            ) || a.starts_with("--verbosity")
         });
         if !show_summary && !chooses_verbosity {
             shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
@@ -145,7 +163,12 @@ impl Framework for Pytest {
             shown.push(translate_target(&request.project, target)?);
         }
 
-        let mut args: Vec<String> = vec!["-m".into(), "pytest".into(), "-p".into(), "tcrunner_pytest".into()];
+        let mut args: Vec<String> = vec![
+            "-m".into(),
+            "pytest".into(),
+            "-p".into(),
+            "tcrunner_pytest".into(),
+        ];
         args.extend(shown.iter().cloned());
         let python_path = match std::env::var_os("PYTHONPATH") {
             Some(existing) if !existing.is_empty() => {
@@ -167,7 +190,10 @@ impl Framework for Pytest {
             ],
             cwd: request.project.clone(),
         };
-        Ok(Launch { spec, shown_args: shown })
+        Ok(Launch {
+            spec,
+            shown_args: shown,
+        })
     }
 
     fn missing_hint(&self, stderr: &str) -> Option<String> {
@@ -183,12 +209,19 @@ mod tests {
 
     #[test]
     fn targets_translate_as_pycharm_sends_them() {
-        let project = std::env::temp_dir().join(format!("tcrunner-pytest-targets-{}", std::process::id()));
+        let project =
+            std::env::temp_dir().join(format!("tcrunner-pytest-targets-{}", std::process::id()));
         std::fs::create_dir_all(project.join("pkg/sub")).unwrap();
         std::fs::write(project.join("pkg/sub/mod.py"), "").unwrap();
         let ok = |t: &str| translate_target(&project, t).unwrap();
-        assert_eq!(ok("tests/test_a.py::TestX.test_one"), "tests/test_a.py::TestX::test_one");
-        assert_eq!(ok("tests/test_a.py::test_eval[6*9-42]"), "tests/test_a.py::test_eval[6*9-42]");
+        assert_eq!(
+            ok("tests/test_a.py::TestX.test_one"),
+            "tests/test_a.py::TestX::test_one"
+        );
+        assert_eq!(
+            ok("tests/test_a.py::test_eval[6*9-42]"),
+            "tests/test_a.py::test_eval[6*9-42]"
+        );
         assert_eq!(ok("t.py::T.test[a.b-c]"), "t.py::T::test[a.b-c]");
         assert_eq!(ok("t.py::A::B::test"), "t.py::A::B::test");
         assert_eq!(ok("tests/test_a.py::"), "tests/test_a.py");
@@ -198,7 +231,10 @@ mod tests {
         assert_eq!(ok("pkg.sub.mod"), "pkg/sub/mod.py");
         assert_eq!(ok("pkg.sub"), "pkg/sub");
         for bad in ["", "nope.module.Class", "pkg..mod", "t.py::.test"] {
-            assert!(translate_target(&project, bad).is_err(), "{bad:?} should be rejected");
+            assert!(
+                translate_target(&project, bad).is_err(),
+                "{bad:?} should be rejected"
+            );
         }
         std::fs::remove_dir_all(&project).unwrap();
     }

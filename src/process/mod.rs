@@ -4,4 +4,4 @@
 //! framework; the group is stopped with SIGTERM, a grace period, then SIGKILL.
 mod unix;
 
-pub(crate) use unix::{describe, signal_name, Child, Input, Spec};
+pub(crate) use unix::{describe, signal_name, stdout_gone, Child, Input, Spec};

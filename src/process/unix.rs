@@ -6,12 +6,21 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// The environment variable naming the event pipe's file descriptor.
 const EVENT_FD_VAR: &str = "TCRUNNER_EVENT_FD";
+
+/// Size of one read from stdout or stderr.
+const CHUNK: usize = 64 * 1024;
+
+/// Inputs that may wait for the run loop. The readers block once it is
+/// full, so a framework that writes faster than our consumer reads is slowed
+/// down by its own pipe instead of growing our memory: at most this many
+/// chunks of [`CHUNK`] bytes (plus event lines, whatever their size) wait.
+const QUEUE: usize = 64;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -45,6 +54,8 @@ pub(crate) struct Child {
     rx: Receiver<Input>,
     /// Readers still open (stdout, stderr, events).
     open_streams: u8,
+    /// The main process exited (its status was handed out).
+    exited: bool,
 }
 
 impl Child {
@@ -78,7 +89,7 @@ impl Child {
         // Our copy of the write end must go, or the reader never sees EOF.
         drop(events_write);
         let pgid = child.id() as i32;
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(QUEUE);
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         spawn_chunks(stdout, tx.clone(), Input::Stdout);
@@ -90,7 +101,12 @@ impl Child {
                 let _ = tx.send(Input::Exited(status));
             }
         });
-        Ok(Child { pgid, rx, open_streams: 3 })
+        Ok(Child {
+            pgid,
+            rx,
+            open_streams: 3,
+            exited: false,
+        })
     }
 
     /// The next input, or `None` after `timeout`.
@@ -99,12 +115,18 @@ impl Child {
             Some(t) => match self.rx.recv_timeout(t) {
                 Ok(input) => input,
                 Err(RecvTimeoutError::Timeout) => return None,
-                Err(RecvTimeoutError::Disconnected) => return None,
+                Err(RecvTimeoutError::Disconnected) => {
+                    // Nothing can arrive any more: wait as asked, so callers never spin.
+                    thread::sleep(t);
+                    return None;
+                }
             },
             None => self.rx.recv().ok()?,
         };
-        if matches!(input, Input::Closed) {
-            self.open_streams -= 1;
+        match input {
+            Input::Closed => self.open_streams -= 1,
+            Input::Exited(_) => self.exited = true,
+            _ => {}
         }
         Some(input)
     }
@@ -123,9 +145,24 @@ impl Child {
     }
 
     /// SIGTERM to the group, then SIGKILL once `grace` passes without the
-    /// main process exiting. Inputs read meanwhile are handed to `keep`.
-    pub(crate) fn stop(&mut self, grace: Duration, mut keep: impl FnMut(Input)) -> Option<ExitStatus> {
-        self.signal(libc::SIGTERM);
+    /// main process exiting (at once for a zero grace). Inputs read
+    /// meanwhile are handed to `keep`. Returns the main process's status
+    /// when it exits here.
+    pub(crate) fn stop(
+        &mut self,
+        grace: Duration,
+        mut keep: impl FnMut(Input),
+    ) -> Option<ExitStatus> {
+        if self.exited {
+            // Only what it left behind is still around.
+            self.signal(libc::SIGKILL);
+            return None;
+        }
+        self.signal(if grace.is_zero() {
+            libc::SIGKILL
+        } else {
+            libc::SIGTERM
+        });
         let deadline = Instant::now() + grace;
         let mut status = None;
         while status.is_none() {
@@ -141,15 +178,15 @@ impl Child {
             }
         }
         self.signal(libc::SIGKILL);
-        if status.is_none() {
-            while let Some(input) = self.next(Some(Duration::from_secs(5))) {
-                match input {
-                    Input::Exited(s) => {
-                        status = Some(s);
-                        break;
-                    }
-                    other => keep(other),
-                }
+        // SIGKILL cannot be refused; the waiter reports the death promptly.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while status.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next(Some(left)) {
+                Some(Input::Exited(s)) => status = Some(s),
+                Some(other) => keep(other),
+                None if left.is_zero() => break,
+                None => {}
             }
         }
         status
@@ -163,9 +200,13 @@ impl Drop for Child {
     }
 }
 
-fn spawn_chunks(mut source: impl Read + Send + 'static, tx: Sender<Input>, wrap: fn(Vec<u8>) -> Input) {
+fn spawn_chunks(
+    mut source: impl Read + Send + 'static,
+    tx: SyncSender<Input>,
+    wrap: fn(Vec<u8>) -> Input,
+) {
     thread::spawn(move || {
-        let mut buf = vec![0u8; 64 * 1024];
+        let mut buf = vec![0u8; CHUNK];
         loop {
             match source.read(&mut buf) {
                 Ok(0) => break,
@@ -182,9 +223,9 @@ fn spawn_chunks(mut source: impl Read + Send + 'static, tx: Sender<Input>, wrap:
     });
 }
 
-fn spawn_lines(source: impl Read + Send + 'static, tx: Sender<Input>) {
+fn spawn_lines(source: impl Read + Send + 'static, tx: SyncSender<Input>) {
     thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(64 * 1024, source);
+        let mut reader = BufReader::with_capacity(CHUNK, source);
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -221,8 +262,10 @@ extern "C" fn on_signal(signal: libc::c_int) {
 }
 
 /// Turns SIGINT, SIGTERM and SIGHUP into [`Input::Signal`]s.
-fn listen_for_signals(tx: Sender<Input>) {
-    let Ok((read, write)) = io::pipe() else { return };
+fn listen_for_signals(tx: SyncSender<Input>) {
+    let Ok((read, write)) = io::pipe() else {
+        return;
+    };
     let write: OwnedFd = write.into();
     SIGNAL_PIPE.store(write.as_raw_fd(), Ordering::Relaxed);
     std::mem::forget(write); // lives as long as the handler may run
@@ -246,6 +289,21 @@ fn listen_for_signals(tx: Sender<Input>) {
             }
         }
     });
+}
+
+/// Whether the reader of our stdout went away: a pipe whose read end is
+/// closed (`POLLERR`) or a hung-up terminal (`POLLHUP`). Writing would fail
+/// with EPIPE, but a run whose tests are quiet writes nothing for a long
+/// time; this lets it notice anyway. Files and `/dev/null` never report it.
+pub(crate) fn stdout_gone() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one initialised pollfd and a count of one; a zero timeout never blocks.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
 }
 
 /// `SIGKILL` for 9, and so on.

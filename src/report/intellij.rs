@@ -31,11 +31,15 @@ fn with_ids(name: &str, node: &Opened) -> Message {
 impl<W: Write> Reporter for Intellij<W> {
     fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
-            TreeEvent::Count(count) => {
-                self.out.send(Message::new("testCount").with("count", count.to_string()))
-            }
+            TreeEvent::Count(count) => self
+                .out
+                .send(Message::new("testCount").with("count", count.to_string())),
             TreeEvent::Started(node) => {
-                let kind = if node.is_test { "testStarted" } else { "testSuiteStarted" };
+                let kind = if node.is_test {
+                    "testStarted"
+                } else {
+                    "testSuiteStarted"
+                };
                 let mut msg = with_ids(kind, node)
                     .with("parentNodeId", node.parent.to_string())
                     .with("name", node.node.name.as_str());
@@ -47,7 +51,11 @@ impl<W: Write> Reporter for Intellij<W> {
                 }
                 self.out.send(msg)
             }
-            TreeEvent::Output { node: Some(node), stream, text } => {
+            TreeEvent::Output {
+                node: Some(node),
+                stream,
+                text,
+            } => {
                 let kind = match stream {
                     Stream::Stdout => "testStdOut",
                     Stream::Stderr => "testStdErr",
@@ -55,7 +63,9 @@ impl<W: Write> Reporter for Intellij<W> {
                 let base = with_ids(kind, node);
                 self.out.send_chunked(&base, "out", text)
             }
-            TreeEvent::Output { node: None, text, .. } => self.out.text(text),
+            TreeEvent::Output {
+                node: None, text, ..
+            } => self.out.text(text),
             TreeEvent::Finished { node, result } => {
                 let duration = result.duration_ms.map(|d| d.to_string());
                 match result.outcome.verdict() {
@@ -64,8 +74,7 @@ impl<W: Write> Reporter for Intellij<W> {
                         let mut msg = with_ids("testFailed", node)
                             .with("message", failure_message(result))
                             .with("details", result.details.as_deref().unwrap_or(""));
-                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual)
-                        {
+                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
                             msg.push("type", "comparisonFailure");
                             msg.push("expected", expected.as_str());
                             msg.push("actual", actual.as_str());
@@ -76,8 +85,8 @@ impl<W: Write> Reporter for Intellij<W> {
                         self.out.send(msg)?;
                     }
                     Verdict::Ignored => {
-                        let msg = with_ids("testIgnored", node)
-                            .with("message", failure_message(result));
+                        let msg =
+                            with_ids("testIgnored", node).with("message", failure_message(result));
                         self.out.send(msg)?;
                     }
                 }
@@ -90,21 +99,28 @@ impl<W: Write> Reporter for Intellij<W> {
             TreeEvent::Stopped(node) => {
                 self.out.send(
                     with_ids("testIgnored", node)
-                        .with("message", "stopped: the run ended before this test finished")
+                        .with(
+                            "message",
+                            "stopped: the run ended before this test finished",
+                        )
                         .with("stopped", "true"),
                 )?;
                 self.out.send(with_ids("testFinished", node))
             }
-            TreeEvent::SuiteFinished(node) => self.out.send(
-                with_ids("testSuiteFinished", node).with("name", node.node.name.as_str()),
-            ),
+            TreeEvent::SuiteFinished(node) => self
+                .out
+                .send(with_ids("testSuiteFinished", node).with("name", node.node.name.as_str())),
             TreeEvent::Log { level, text } => {
                 let status = match level {
                     LogLevel::Info => "NORMAL",
                     LogLevel::Warning => "WARNING",
                     LogLevel::Error => "ERROR",
                 };
-                self.out.send(Message::new("message").with("text", text).with("status", status))
+                self.out.send(
+                    Message::new("message")
+                        .with("text", text)
+                        .with("status", status),
+                )
             }
         }
     }

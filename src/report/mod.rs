@@ -1,7 +1,7 @@
 //! Reporters: turn tree events into an output stream, one per dialect.
 //!
 //! [`Pipeline`] is what every source feeds: events go through the
-//! [`Tree`](crate::tree::Tree), which assigns ids and decides what opens and
+//! [`Tree`], which assigns ids and decides what opens and
 //! closes, then to the reporter of the configured dialect.
 mod intellij;
 mod passthrough;
@@ -130,7 +130,10 @@ impl<W: Write> Emitter<W> {
     fn send_chunked(&mut self, base: &Message, key: &str, text: &str) -> io::Result<()> {
         let mut rest = text;
         loop {
-            let cut = rest.char_indices().nth(OUTPUT_CHUNK_CHARS).map_or(rest.len(), |(i, _)| i);
+            let cut = rest
+                .char_indices()
+                .nth(OUTPUT_CHUNK_CHARS)
+                .map_or(rest.len(), |(i, _)| i);
             let (chunk, tail) = rest.split_at(cut);
             self.send(base.clone().with(key, chunk))?;
             if tail.is_empty() {
@@ -169,7 +172,11 @@ impl<W: Write> Emitter<W> {
     }
 }
 
-fn write_piece<W: Write>(writer: &mut Writer<W>, timestamps: bool, piece: Piece<'_>) -> io::Result<()> {
+fn write_piece<W: Write>(
+    writer: &mut Writer<W>,
+    timestamps: bool,
+    piece: Piece<'_>,
+) -> io::Result<()> {
     match piece {
         Piece::Text(bytes) => writer.text(bytes),
         Piece::Blocked(line) => {
@@ -219,16 +226,29 @@ struct Counting<W: Write> {
 impl<W: Write> Reporter for Counting<W> {
     fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
-            TreeEvent::Output { node: Some(node), stream, text } if node.is_test => {
+            TreeEvent::Output {
+                node: Some(node),
+                stream,
+                text,
+            } if node.is_test => {
                 if let Some(held) = &mut self.held {
-                    held.entry(node.id).or_default().push((stream, text.to_owned()));
+                    held.entry(node.id)
+                        .or_default()
+                        .push((stream, text.to_owned()));
                     return Ok(());
                 }
-                self.dialect.report(TreeEvent::Output { node: Some(node), stream, text })
+                self.dialect.report(TreeEvent::Output {
+                    node: Some(node),
+                    stream,
+                    text,
+                })
             }
             TreeEvent::Finished { node, result } => {
                 self.summary.count(result.outcome);
-                self.release(node, result.outcome.verdict() == crate::event::Verdict::Passed)?;
+                self.release(
+                    node,
+                    result.outcome.verdict() == crate::event::Verdict::Passed,
+                )?;
                 self.dialect.report(TreeEvent::Finished { node, result })
             }
             TreeEvent::Stopped(node) => {
@@ -250,7 +270,11 @@ impl<W: Write> Counting<W> {
             return Ok(());
         }
         for (stream, text) in output {
-            self.dialect.report(TreeEvent::Output { node: Some(node), stream, text: &text })?;
+            self.dialect.report(TreeEvent::Output {
+                node: Some(node),
+                stream,
+                text: &text,
+            })?;
         }
         Ok(())
     }
@@ -286,7 +310,11 @@ impl<W: Write> Pipeline<W> {
         let held = config.skip_passed_output.then(HashMap::new);
         Ok(Pipeline {
             tree: Tree::new(config.offset),
-            sink: Counting { dialect, summary: Summary::default(), held },
+            sink: Counting {
+                dialect,
+                summary: Summary::default(),
+                held,
+            },
         })
     }
 

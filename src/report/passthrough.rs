@@ -42,7 +42,10 @@ pub(crate) struct TextFilter {
 
 impl TextFilter {
     pub(crate) fn new(block_all: bool) -> Self {
-        TextFilter { pending: Vec::new(), block_all }
+        TextFilter {
+            pending: Vec::new(),
+            block_all,
+        }
     }
 
     /// Filters `bytes`, reporting pieces in order.
@@ -86,7 +89,9 @@ impl TextFilter {
         }
         let text = String::from_utf8_lossy(line);
         let text = text.strip_suffix('\n').unwrap_or(&text);
-        emit(Piece::Blocked(text.strip_suffix('\r').unwrap_or(text).to_owned()));
+        emit(Piece::Blocked(
+            text.strip_suffix('\r').unwrap_or(text).to_owned(),
+        ));
     }
 
     /// True when every message on the line is an allowed, well-formed one.
@@ -131,15 +136,27 @@ mod tests {
 
     #[test]
     fn tree_messages_are_blocked_even_split_across_chunks() {
-        let out = filter(&[b"ok\n##team", b"city[testFinished name='x']\nafter"], false);
-        assert_eq!(out, ["T:ok\n", "B:##teamcity[testFinished name='x']", "T:after"]);
+        let out = filter(
+            &[b"ok\n##team", b"city[testFinished name='x']\nafter"],
+            false,
+        );
+        assert_eq!(
+            out,
+            ["T:ok\n", "B:##teamcity[testFinished name='x']", "T:after"]
+        );
     }
 
     #[test]
     fn build_statistics_pass_unless_everything_is_blocked() {
         let line: &[u8] = b"##teamcity[buildStatisticValue key='k' value='1']\n";
-        assert_eq!(filter(&[line], false), ["T:##teamcity[buildStatisticValue key='k' value='1']\n"]);
-        assert_eq!(filter(&[line], true), ["B:##teamcity[buildStatisticValue key='k' value='1']"]);
+        assert_eq!(
+            filter(&[line], false),
+            ["T:##teamcity[buildStatisticValue key='k' value='1']\n"]
+        );
+        assert_eq!(
+            filter(&[line], true),
+            ["B:##teamcity[buildStatisticValue key='k' value='1']"]
+        );
     }
 
     #[test]
@@ -148,7 +165,10 @@ mod tests {
             filter(&[b"PASSED ##teamcity[testStarted name='y']\r\n"], false),
             ["B:PASSED ##teamcity[testStarted name='y']"]
         );
-        assert_eq!(filter(&[b"##teamcity[oops\n"], false), ["B:##teamcity[oops"]);
+        assert_eq!(
+            filter(&[b"##teamcity[oops\n"], false),
+            ["B:##teamcity[oops"]
+        );
     }
 
     #[test]

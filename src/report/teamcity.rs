@@ -47,12 +47,19 @@ struct Named {
 
 impl<W: Write> Teamcity<W> {
     pub(crate) fn new(out: Emitter<W>, retry_support: bool) -> Self {
-        Teamcity { out, retry_support, nodes: HashMap::new(), busy: HashMap::new(), stacks: HashMap::new() }
+        Teamcity {
+            out,
+            retry_support,
+            nodes: HashMap::new(),
+            busy: HashMap::new(),
+            stacks: HashMap::new(),
+        }
     }
 
     pub(crate) fn start(&mut self) -> io::Result<()> {
         if self.retry_support {
-            self.out.send(Message::new("testRetrySupport").with("enabled", "true"))?;
+            self.out
+                .send(Message::new("testRetrySupport").with("enabled", "true"))?;
         }
         Ok(())
     }
@@ -71,7 +78,15 @@ impl<W: Write> Teamcity<W> {
             };
             self.nodes.insert(
                 node.id,
-                Named { name, parent: node.parent, open: false, is_test: false, flow: file_flow, silent: true, own_flow: false },
+                Named {
+                    name,
+                    parent: node.parent,
+                    open: false,
+                    is_test: false,
+                    flow: file_flow,
+                    silent: true,
+                    own_flow: false,
+                },
             );
             return Ok(());
         }
@@ -90,7 +105,9 @@ impl<W: Write> Teamcity<W> {
             if *running > 0 {
                 let child = format!("{flow}.{}", node.id);
                 self.out.send(
-                    Message::new("flowStarted").with("flowId", child.as_str()).with("parent", flow),
+                    Message::new("flowStarted")
+                        .with("flowId", child.as_str())
+                        .with("parent", flow),
                 )?;
                 flow = child;
                 own_flow = true;
@@ -101,8 +118,14 @@ impl<W: Write> Teamcity<W> {
         if !own_flow {
             self.arrange(&flow, node.parent)?;
         }
-        let kind = if node.is_test { "testStarted" } else { "testSuiteStarted" };
-        let mut msg = Message::new(kind).with("name", name.as_str()).with("flowId", flow.as_str());
+        let kind = if node.is_test {
+            "testStarted"
+        } else {
+            "testSuiteStarted"
+        };
+        let mut msg = Message::new(kind)
+            .with("name", name.as_str())
+            .with("flowId", flow.as_str());
         if node.is_test {
             msg.push("captureStandardOutput", "false");
         }
@@ -111,7 +134,18 @@ impl<W: Write> Teamcity<W> {
             self.stacks.entry(flow.clone()).or_default().push(node.id);
         }
         let open = !node.is_test;
-        self.nodes.insert(node.id, Named { name, parent: node.parent, open, is_test: node.is_test, flow, silent: false, own_flow });
+        self.nodes.insert(
+            node.id,
+            Named {
+                name,
+                parent: node.parent,
+                open,
+                is_test: node.is_test,
+                flow,
+                silent: false,
+                own_flow,
+            },
+        );
         Ok(())
     }
 
@@ -133,13 +167,17 @@ impl<W: Write> Teamcity<W> {
         for id in closing {
             let named = self.nodes.get_mut(&id).expect("stacked suites are known");
             named.open = false;
-            let msg = Message::new("testSuiteFinished").with("name", named.name.as_str()).with("flowId", flow);
+            let msg = Message::new("testSuiteFinished")
+                .with("name", named.name.as_str())
+                .with("flowId", flow);
             self.out.send(msg)?;
         }
         for &id in &chain[keep..] {
             let named = self.nodes.get_mut(&id).expect("ancestors are known");
             named.open = true;
-            let msg = Message::new("testSuiteStarted").with("name", named.name.as_str()).with("flowId", flow);
+            let msg = Message::new("testSuiteStarted")
+                .with("name", named.name.as_str())
+                .with("flowId", flow);
             self.out.send(msg)?;
             self.stacks.get_mut(flow).expect("created above").push(id);
         }
@@ -147,9 +185,13 @@ impl<W: Write> Teamcity<W> {
     }
 
     fn test_done(&mut self, node: &Opened) -> io::Result<Named> {
-        let named = self.nodes.remove(&node.id).expect("reported nodes were started");
+        let named = self
+            .nodes
+            .remove(&node.id)
+            .expect("reported nodes were started");
         if named.own_flow {
-            self.out.send(Message::new("flowFinished").with("flowId", named.flow.as_str()))?;
+            self.out
+                .send(Message::new("flowFinished").with("flowId", named.flow.as_str()))?;
         } else if let Some(running) = self.busy.get_mut(&named.flow) {
             *running = running.saturating_sub(1);
         }
@@ -180,7 +222,10 @@ impl<W: Write> Reporter for Teamcity<W> {
                 }
             }
             TreeEvent::Finished { node, result } => {
-                let named = self.nodes.get(&node.id).expect("reported nodes were started");
+                let named = self
+                    .nodes
+                    .get(&node.id)
+                    .expect("reported nodes were started");
                 let (name, flow) = (named.name.clone(), named.flow.clone());
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
@@ -190,8 +235,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                             .with("flowId", flow.as_str())
                             .with("message", failure_message(result))
                             .with("details", result.details.as_deref().unwrap_or(""));
-                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual)
-                        {
+                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
                             msg.push("type", "comparisonFailure");
                             msg.push("expected", expected.as_str());
                             msg.push("actual", actual.as_str());
@@ -205,8 +249,9 @@ impl<W: Write> Reporter for Teamcity<W> {
                             .with("message", failure_message(result)),
                     )?,
                 }
-                let mut msg =
-                    Message::new("testFinished").with("name", name.as_str()).with("flowId", flow);
+                let mut msg = Message::new("testFinished")
+                    .with("name", name.as_str())
+                    .with("flowId", flow);
                 if let Some(duration) = result.duration_ms {
                     msg.push("duration", duration.to_string());
                 }
@@ -214,19 +259,32 @@ impl<W: Write> Reporter for Teamcity<W> {
                 self.test_done(node).map(drop)
             }
             TreeEvent::Stopped(node) => {
-                let named = self.nodes.get(&node.id).expect("reported nodes were started");
+                let named = self
+                    .nodes
+                    .get(&node.id)
+                    .expect("reported nodes were started");
                 let (name, flow) = (named.name.clone(), named.flow.clone());
                 self.out.send(
                     Message::new("testIgnored")
                         .with("name", name.as_str())
                         .with("flowId", flow.as_str())
-                        .with("message", "stopped: the run ended before this test finished"),
+                        .with(
+                            "message",
+                            "stopped: the run ended before this test finished",
+                        ),
                 )?;
-                self.out.send(Message::new("testFinished").with("name", name).with("flowId", flow))?;
+                self.out.send(
+                    Message::new("testFinished")
+                        .with("name", name)
+                        .with("flowId", flow),
+                )?;
                 self.test_done(node).map(drop)
             }
             TreeEvent::SuiteFinished(node) => {
-                let named = self.nodes.remove(&node.id).expect("reported nodes were started");
+                let named = self
+                    .nodes
+                    .remove(&node.id)
+                    .expect("reported nodes were started");
                 if named.silent {
                     return Ok(());
                 }
@@ -238,7 +296,10 @@ impl<W: Write> Reporter for Teamcity<W> {
                 }
                 // Inner suites still open in TeamCity's view close first.
                 let stack = self.stacks.entry(named.flow.clone()).or_default();
-                let at = stack.iter().position(|&id| id == node.id).unwrap_or(stack.len());
+                let at = stack
+                    .iter()
+                    .position(|&id| id == node.id)
+                    .unwrap_or(stack.len());
                 let closing: Vec<u64> = stack.drain(at..).rev().collect();
                 for id in closing.into_iter().filter(|&id| id != node.id) {
                     if let Some(inner) = self.nodes.get_mut(&id) {
@@ -261,7 +322,11 @@ impl<W: Write> Reporter for Teamcity<W> {
                     LogLevel::Warning => "WARNING",
                     LogLevel::Error => "ERROR",
                 };
-                self.out.send(Message::new("message").with("text", text).with("status", status))
+                self.out.send(
+                    Message::new("message")
+                        .with("text", text)
+                        .with("status", status),
+                )
             }
         }
     }

@@ -392,15 +392,12 @@ impl Running {
                 .map(|c| self.stdout.extend_from_slice(&c));
         };
         // tcrunner is gone; a leaked grandchild could still hold its stdout.
-        loop {
-            match self.stdout_rx.recv_timeout(
-                deadline
-                    .saturating_duration_since(Instant::now())
-                    .max(Duration::from_secs(5)),
-            ) {
-                Ok(chunk) => self.stdout.extend_from_slice(&chunk),
-                Err(_) => break,
-            }
+        while let Ok(chunk) = self.stdout_rx.recv_timeout(
+            deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_secs(5)),
+        ) {
+            self.stdout.extend_from_slice(&chunk);
         }
         let stderr = self
             .stderr

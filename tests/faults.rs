@@ -1,0 +1,798 @@
+//! Faults, on real frameworks (issue 5, docs/faults.md): the framework dies
+//! mid-test, time limits, signals to tcrunner, nothing to run, hostile and
+//! huge output, a consumer that goes away, leaked processes. Every test
+//! checks the exit code, the stream with `tcrunner check`, and that no
+//! process of the run outlives it.
+//!
+//! The pytest faults live in tests/fixtures/faults/pytest (one file per
+//! fault, picked with `--path`), the jest and vitest ones next to it; each
+//! run works on a fresh copy. jest and vitest tests use the installs of
+//! `scripts/setup-node.sh` and are skipped, loudly, when there is none.
+mod util;
+
+use std::time::Duration;
+
+use util::{node_modules, Project, Run, Tcrunner};
+
+/// Generous: a loaded two-core machine must never hit it.
+const LIMIT: Duration = Duration::from_secs(180);
+
+fn pytest_project() -> Project {
+    Project::copy("faults/pytest")
+}
+
+/// A copy of the jest fault project linked to jest 30 (or 29).
+fn jest_project() -> Option<Project> {
+    let modules = node_modules("jest30").or_else(|| node_modules("jest29"));
+    if modules.is_none() {
+        eprintln!("SKIPPED: no jest under target/node: run `bash scripts/setup-node.sh`");
+    }
+    Some(Project::copy("faults/jest").link_node_modules(&modules?))
+}
+
+/// A copy of the vitest fault project linked to vitest 4 (or 3), which run
+/// on the machine's node.
+fn vitest_project() -> Option<Project> {
+    let modules = node_modules("vitest4").or_else(|| node_modules("vitest3"));
+    if modules.is_none() {
+        eprintln!("SKIPPED: no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
+    }
+    Some(Project::copy("faults/vitest").link_node_modules(&modules?))
+}
+
+/// The checks every fault test ends with.
+fn assert_sound(run: &Run, code: i32) {
+    run.assert_code(code).assert_clean().assert_no_leftovers();
+}
+
+#[track_caller]
+fn assert_contains(haystack: &str, needle: &str, run: &Run) {
+    assert!(
+        haystack.contains(needle),
+        "{needle:?} not in {haystack:?}\n{}",
+        run.describe()
+    );
+}
+
+// --- the framework dies mid-test ---------------------------------------------
+
+#[test]
+fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
+    let project = pytest_project();
+    for (how, said) in [
+        ("exit", "pytest exited with code 3 during this test"),
+        (
+            "segv",
+            "pytest killed by signal 11 (SIGSEGV) during this test",
+        ),
+        (
+            "kill",
+            "pytest killed by signal 9 (SIGKILL) during this test",
+        ),
+    ] {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--path", "test_exit.py"])
+            .env("FAULT_HOW", how)
+            .run(LIMIT);
+        assert_sound(&run, 71);
+        assert!(run.passed("test_before"), "{how}\n{}", run.describe());
+        let failure = run.failure_of("test_dies");
+        assert_contains(&failure, &format!("message='{said}'"), &run);
+        assert_contains(&failure, "error='true'", &run);
+        assert!(
+            !run.has_test("test_never_runs"),
+            "{how}: a test that never ran is not invented"
+        );
+        assert_contains(
+            &run.stderr,
+            &format!("tcrunner: {said}: test_exit.py::test_dies"),
+            &run,
+        );
+        if how == "segv" {
+            // faulthandler's traceback, on the test where an IDE user looks.
+            assert_contains(&failure, "Segmentation fault", &run);
+        }
+    }
+}
+
+#[test]
+fn jest_dying_mid_test_fails_that_test_and_exits_71() {
+    let Some(project) = jest_project() else {
+        return;
+    };
+    for (how, said) in [
+        ("exit", "jest exited with code 3 during this test"),
+        ("kill", "jest killed by signal 9 (SIGKILL) during this test"),
+    ] {
+        let run = Tcrunner::new(project.path())
+            .args(["--path", "exit.test.js"])
+            .env("FAULT_HOW", how)
+            .run(LIMIT);
+        assert_sound(&run, 71);
+        assert!(run.passed("before"), "{how}\n{}", run.describe());
+        assert_contains(&run.failure_of("dies"), &format!("message='{said}'"), &run);
+        assert!(
+            !run.has_test("never runs"),
+            "{how}: a test that never ran is not invented"
+        );
+    }
+}
+
+#[test]
+fn vitest_killed_mid_test_fails_that_test_and_exits_71() {
+    let Some(project) = vitest_project() else {
+        return;
+    };
+    let run = Tcrunner::new(project.path())
+        .args(["--path", "exit.test.mjs"])
+        .run(LIMIT);
+    assert_sound(&run, 71);
+    assert!(run.passed("before"), "{}", run.describe());
+    assert_contains(
+        &run.failure_of("dies"),
+        "message='vitest killed by signal 9 (SIGKILL) during this test'",
+        &run,
+    );
+    assert!(!run.has_test("never runs"));
+}
+
+// --- time limits --------------------------------------------------------------
+
+/// Without an alarm in the plugin, the backstop stops the run; with one, the
+/// run goes on. Either way the test fails with the limit and the code is 124.
+#[test]
+fn pytest_test_timeout_fails_the_test_and_exits_124() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--timeout", "1", "--path", "test_slow.py"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("test_quick"));
+    assert_contains(
+        &run.failure_of("test_sleeps"),
+        "message='timed out after 1 s'",
+        &run,
+    );
+    if run.has_test("test_after") {
+        assert!(run.passed("test_after"), "{}", run.describe());
+    }
+    assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
+}
+
+/// The contract with the plugin (TCRUNNER_TEST_TIMEOUT, an alarm, a failure
+/// that says `timed out after N s`), here implemented by a conftest: the
+/// timed-out test fails, the run goes on, and the exit code is still 124.
+#[test]
+fn pytest_in_process_timeout_lets_the_run_go_on() {
+    let project = pytest_project();
+    project.write(
+        "conftest.py",
+        include_str!("fixtures/faults/alarm_conftest.py"),
+    );
+    let run = Tcrunner::pytest(project.path())
+        .args(["--timeout", "1", "--path", "test_slow.py"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("test_quick"));
+    assert_contains(&run.failure_of("test_sleeps"), "timed out after 1 s", &run);
+    assert!(
+        run.passed("test_after"),
+        "the run goes on after an in-process timeout\n{}",
+        run.describe()
+    );
+}
+
+/// A test that blocks SIGALRM cannot be interrupted in-process: the backstop
+/// stops the run (SIGTERM to the group) and the verdict names the limit.
+#[test]
+fn pytest_timeout_backstop_stops_a_test_that_blocks_the_alarm() {
+    let project = pytest_project();
+    project.write(
+        "conftest.py",
+        include_str!("fixtures/faults/alarm_conftest.py"),
+    );
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--timeout",
+            "1",
+            "--target",
+            "test_stubborn.py::test_blocks_the_alarm",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(
+        &run.failure_of("test_blocks_the_alarm"),
+        "message='timed out after 1 s'",
+        &run,
+    );
+    assert_contains(
+        &run.stderr,
+        "tcrunner: a test timed out after 1 s (--timeout): stopping pytest",
+        &run,
+    );
+}
+
+/// A test that ignores SIGTERM is killed once the grace period runs out.
+#[test]
+fn pytest_timeout_escalates_to_sigkill_after_the_grace_period() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--timeout",
+            "1",
+            "--grace-period",
+            "1",
+            "--target",
+            "test_stubborn.py::test_ignores_sigterm",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(
+        &run.failure_of("test_ignores_sigterm"),
+        "message='timed out after 1 s'",
+        &run,
+    );
+    assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
+}
+
+#[test]
+fn pytest_session_timeout_fails_the_running_test_and_exits_124() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--session-timeout", "3", "--path", "test_slow.py"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("test_quick"));
+    assert_contains(
+        &run.failure_of("test_sleeps"),
+        "message='timed out after 3 s (--session-timeout)'",
+        &run,
+    );
+    assert!(!run.has_test("test_after"));
+    assert_contains(
+        &run.stderr,
+        "tcrunner: the session time limit of 3 s ran out: stopping pytest",
+        &run,
+    );
+}
+
+/// jest's own `--testTimeout` fails a waiting test and goes on; a test that
+/// blocks the event loop is stopped by the backstop.
+#[test]
+fn jest_timeouts_fail_the_test_and_exit_124() {
+    let Some(project) = jest_project() else {
+        return;
+    };
+    let run = Tcrunner::new(project.path())
+        .args(["--timeout", "1", "--path", "slow.test.js"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(
+        &run.failure_of("waits"),
+        "Exceeded timeout of 1000 ms",
+        &run,
+    );
+    assert!(
+        run.passed("quick") && run.passed("after"),
+        "{}",
+        run.describe()
+    );
+
+    let run = Tcrunner::new(project.path())
+        .args(["--timeout", "1", "--path", "spin.test.js"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("quick"));
+    assert_contains(
+        &run.failure_of("spins"),
+        "message='timed out after 1 s'",
+        &run,
+    );
+    assert!(!run.has_test("after"));
+
+    let run = Tcrunner::new(project.path())
+        .args(["--session-timeout", "4", "--path", "slow.test.js"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(
+        &run.failure_of("waits"),
+        "message='timed out after 4 s (--session-timeout)'",
+        &run,
+    );
+}
+
+#[test]
+fn vitest_timeouts_fail_the_test_and_exit_124() {
+    let Some(project) = vitest_project() else {
+        return;
+    };
+    let run = Tcrunner::new(project.path())
+        .args(["--timeout", "1", "--path", "slow.test.mjs"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(&run.failure_of("waits"), "Test timed out in 1000ms", &run);
+    assert!(
+        run.passed("quick") && run.passed("after"),
+        "{}",
+        run.describe()
+    );
+
+    let run = Tcrunner::new(project.path())
+        .args(["--timeout", "1", "--path", "spin.test.mjs"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(
+        &run.failure_of("spins"),
+        "message='timed out after 1 s'",
+        &run,
+    );
+    assert!(!run.has_test("after"));
+}
+
+// --- signals to tcrunner ---------------------------------------------------------
+
+#[test]
+fn pytest_first_signal_is_forwarded_and_unfinished_tests_are_stopped() {
+    let project = pytest_project();
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let mut running = Tcrunner::pytest(project.path())
+            .args(["--path", "test_slow.py"])
+            .spawn();
+        running.wait_for("name='test_sleeps'", LIMIT);
+        running.signal(signal);
+        let run = running.finish(LIMIT);
+        assert_sound(&run, code);
+        assert!(run.passed("test_quick"));
+        assert!(run.was_stopped("test_sleeps"), "{}", run.describe());
+        assert!(!run.has_test("test_after"));
+        assert_contains(&run.text(), "status='WARNING'", &run);
+        assert_contains(&run.stderr, "tcrunner: tcrunner received signal", &run);
+    }
+}
+
+/// A test that swallows KeyboardInterrupt keeps pytest alive after the first
+/// Ctrl-C; the second kills the group at once (the grace period is long).
+#[test]
+fn pytest_second_signal_kills_the_group() {
+    let project = pytest_project();
+    let mut running = Tcrunner::pytest(project.path())
+        .args([
+            "--grace-period",
+            "600",
+            "--target",
+            "test_stubborn.py::test_swallows_interrupts",
+        ])
+        .spawn();
+    running.wait_for("name='test_swallows_interrupts'", LIMIT);
+    running.signal(libc::SIGINT);
+    running.wait_for("a second signal kills it", LIMIT);
+    running.signal(libc::SIGINT);
+    let run = running.finish(LIMIT);
+    assert_sound(&run, 130);
+    assert!(
+        run.was_stopped("test_swallows_interrupts"),
+        "{}",
+        run.describe()
+    );
+    assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
+}
+
+/// With no second signal, the framework gets the grace period, then SIGKILL.
+#[test]
+fn pytest_signal_then_grace_period_then_kill() {
+    let project = pytest_project();
+    let mut running = Tcrunner::pytest(project.path())
+        .args([
+            "--grace-period",
+            "1",
+            "--target",
+            "test_stubborn.py::test_swallows_interrupts",
+        ])
+        .spawn();
+    running.wait_for("name='test_swallows_interrupts'", LIMIT);
+    running.signal(libc::SIGTERM);
+    let run = running.finish(LIMIT);
+    assert_sound(&run, 143);
+    assert!(
+        run.was_stopped("test_swallows_interrupts"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn jest_signal_stops_the_run() {
+    let Some(project) = jest_project() else {
+        return;
+    };
+    let mut running = Tcrunner::new(project.path())
+        .args(["--path", "slow.test.js"])
+        .spawn();
+    running.wait_for("name='waits'", LIMIT);
+    running.signal(libc::SIGINT);
+    let run = running.finish(LIMIT);
+    assert_sound(&run, 130);
+    assert!(run.passed("quick"));
+    assert!(run.was_stopped("waits"), "{}", run.describe());
+    assert!(!run.has_test("after"));
+}
+
+// --- nothing to run, cannot run ----------------------------------------------------
+
+/// The one `tcrunner:` line of stderr (the framework's own stderr may precede it).
+fn tcrunner_line(run: &Run) -> String {
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("tcrunner:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one tcrunner line\n{}", run.describe());
+    lines[0].to_owned()
+}
+
+#[test]
+fn pytest_not_installed_exits_69_with_one_line() {
+    let project = pytest_project();
+    let venv = project.path().join("venv-without-pytest");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv");
+    assert!(made.success());
+    let run = Tcrunner::new(project.path())
+        .arg("--python")
+        .arg(venv.join("bin/python"))
+        .run(LIMIT);
+    assert_sound(&run, 69);
+    assert_contains(
+        &tcrunner_line(&run),
+        "pytest is not installed for this interpreter",
+        &run,
+    );
+    assert_contains(
+        &run.failure_of("pytest did not start"),
+        "pytest is not installed",
+        &run,
+    );
+
+    let run = Tcrunner::new(project.path())
+        .args(["--python", "/nonexistent/bin/python"])
+        .run(LIMIT);
+    assert_sound(&run, 69);
+    assert_contains(
+        &tcrunner_line(&run),
+        "cannot start /nonexistent/bin/python",
+        &run,
+    );
+}
+
+#[test]
+fn pytest_usage_error_keeps_pytests_code_4_and_shows_a_failed_node() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_slow.py", "--", "--no-such-option"])
+        .run(LIMIT);
+    assert_sound(&run, 4);
+    let line = tcrunner_line(&run);
+    assert_contains(
+        &line,
+        "pytest exited with code 4 before reporting any test",
+        &run,
+    );
+    assert_contains(&line, "unrecognized arguments: --no-such-option", &run);
+    assert_contains(
+        &run.failure_of("pytest did not start"),
+        "unrecognized arguments: --no-such-option",
+        &run,
+    );
+}
+
+#[test]
+fn pytest_no_tests_exits_5_and_says_so() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "empty"])
+        .run(LIMIT);
+    assert_sound(&run, 5);
+    assert_eq!(run.count(&["##teamcity[testStarted "]), 0);
+    assert_contains(&tcrunner_line(&run), "pytest ran no tests", &run);
+}
+
+#[test]
+fn pytest_collection_errors_everywhere_are_failed_nodes_not_success() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "broken"])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    assert_eq!(
+        run.count(&["##teamcity[testStarted ", "name='<collection error>'"]),
+        2,
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.count(&["##teamcity[testFailed ", "error='true'"]), 2);
+    assert_contains(
+        &run.text(),
+        "No module named |'module_that_does_not_exist|'",
+        &run,
+    );
+    assert_contains(&run.text(), "SyntaxError", &run);
+}
+
+#[test]
+fn pytest_without_our_reporter_exits_73() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--path",
+            "test_hostile.py",
+            "--",
+            "-p",
+            "no:tcrunner_pytest",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 73);
+    assert_contains(
+        &tcrunner_line(&run),
+        "reporter inside it never reported",
+        &run,
+    );
+    assert_contains(
+        &run.failure_of("pytest did not start"),
+        "never reported",
+        &run,
+    );
+}
+
+// --- hostile and huge output ---------------------------------------------------------
+
+#[test]
+fn printed_service_messages_cannot_change_the_tree() {
+    let project = pytest_project();
+    for capture in ["-s", "--capture=fd"] {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--path", "test_hostile.py", "--", capture])
+            .run(LIMIT);
+        assert_sound(&run, 0);
+        assert!(
+            run.passed("test_prints_messages") && run.passed("test_after"),
+            "{}",
+            run.describe()
+        );
+        let msgs = util::messages(&run.stdout);
+        let tree: Vec<_> = msgs.iter().filter(|m| m.name.starts_with("test")).collect();
+        assert!(
+            tree.iter()
+                .all(|m| m.get("nodeId") != Some("999") && m.get("name") != Some("fake")),
+            "{capture}"
+        );
+        assert_eq!(
+            msgs.iter().filter(|m| m.name == "testStarted").count(),
+            2,
+            "{capture}"
+        );
+        assert_eq!(
+            msgs.iter().filter(|m| m.name == "testFinished").count(),
+            2,
+            "{capture}"
+        );
+        assert_eq!(
+            msgs.iter().filter(|m| m.name == "testFailed").count(),
+            0,
+            "{capture}"
+        );
+        if capture == "-s" {
+            // Printed straight to stdout: blocked lines stay visible in a
+            // `message`; build statistics pass through as they are.
+            assert_eq!(
+                run.count(&["##teamcity[message text='##teamcity|[testFinished nodeId=|'1|'|]'"]),
+                1
+            );
+            assert_eq!(
+                run.count(&["##teamcity[buildStatisticValue key='fault.metric' value='42']"]),
+                1
+            );
+        } else {
+            // Captured: the text is the test's output, escaped inside testStdOut.
+            assert_eq!(
+                run.count(&["##teamcity[testStdOut ", "##teamcity|[buildStatisticValue"]),
+                1
+            );
+        }
+    }
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--block-service-messages",
+            "--path",
+            "test_hostile.py",
+            "--",
+            "-s",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 0);
+    assert_eq!(run.count(&["##teamcity[buildStatisticValue"]), 0);
+    assert_eq!(
+        run.count(&["##teamcity[message text='##teamcity|[buildStatisticValue"]),
+        1
+    );
+}
+
+/// 100 MB written straight to stdout (`-s`): every byte arrives, and
+/// tcrunner's memory stays flat (the readers block on a bounded queue).
+#[test]
+fn a_hundred_megabytes_of_output_arrive_whole_in_bounded_memory() {
+    let project = pytest_project();
+    let mut running = Tcrunner::pytest(project.path())
+        .args([
+            "--target",
+            "test_huge.py::test_hundred_megabytes",
+            "--",
+            "-s",
+        ])
+        .spawn();
+    let mut peak = 0;
+    while !running.is_finished() {
+        peak = peak.max(running.peak_rss_kib().unwrap_or(0));
+        running.drain(Duration::from_millis(20));
+    }
+    let run = running.finish(LIMIT);
+    assert_sound(&run, 0);
+    let mut line = b"0123456789abcdef".repeat(64);
+    line.pop(); // the newline takes the 1024th byte
+    let lines = run
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| *l == line.as_slice())
+        .count();
+    assert_eq!(lines, 100 * 1024, "every 1 KB line of the 100 MB arrives");
+    eprintln!("peak RSS of tcrunner with 100 MB on stdout: {} KiB", peak);
+    assert!(peak > 0 && peak < 64 * 1024, "peak RSS {peak} KiB");
+}
+
+/// The same 100 MB captured by pytest: it reaches tcrunner as one event
+/// line, and arrives as 50,000-character testStdOut chunks.
+#[test]
+fn a_hundred_captured_megabytes_arrive_whole_in_chunks() {
+    let project = pytest_project();
+    let mut running = Tcrunner::pytest(project.path())
+        .args(["--target", "test_huge.py::test_hundred_megabytes"])
+        .spawn();
+    let mut peak = 0;
+    while !running.is_finished() {
+        peak = peak.max(running.peak_rss_kib().unwrap_or(0));
+        running.drain(Duration::from_millis(20));
+    }
+    let run = running.finish(LIMIT);
+    assert_sound(&run, 0);
+    let out: usize = util::messages(&run.stdout)
+        .iter()
+        .filter(|m| m.name == "testStdOut")
+        .map(|m| m.get("out").map_or(0, str::len))
+        .sum();
+    assert_eq!(out, 100 << 20, "every captured byte arrives");
+    eprintln!("peak RSS of tcrunner with 100 MB captured: {} KiB", peak);
+}
+
+#[test]
+fn a_ten_megabyte_line_and_binary_output_arrive_whole() {
+    let project = pytest_project();
+    let long = format!("{}#end-of-long-line", "L".repeat(10 << 20));
+    // Straight to stdout: the bytes pass through untouched.
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--path",
+            "test_huge.py",
+            "--",
+            "-s",
+            "-k",
+            "ten_megabyte or binary",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 0);
+    let lines: Vec<&[u8]> = run.stdout.split(|&b| b == b'\n').collect();
+    assert!(
+        lines.contains(&long.as_bytes()),
+        "the long line arrives whole, on a line of its own"
+    );
+    let binary: &[u8] = b"bad utf-8: \xff\xfe\xc3( NUL: \x00 end-of-binary";
+    assert!(
+        lines.iter().any(|l| l.ends_with(binary)),
+        "raw bytes pass through"
+    );
+
+    // Captured: pytest decodes with replacement, JSON carries it, and the
+    // chunks of testStdOut add up to the whole line.
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--path",
+            "test_huge.py",
+            "--",
+            "-k",
+            "ten_megabyte or binary",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 0);
+    let msgs = util::messages(&run.stdout);
+    let id = |name: &str| {
+        msgs.iter()
+            .find(|m| m.name == "testStarted" && m.get("name") == Some(name))
+            .and_then(|m| m.get("nodeId"))
+            .unwrap()
+    };
+    let output_of = |name: &str| -> String {
+        let id = id(name);
+        msgs.iter()
+            .filter(|m| m.name == "testStdOut" && m.get("nodeId") == Some(id))
+            .filter_map(|m| m.get("out"))
+            .collect()
+    };
+    assert!(
+        output_of("test_ten_megabyte_line").contains(&long),
+        "the long line arrives whole"
+    );
+    assert_eq!(
+        output_of("test_binary"),
+        "bad utf-8: \u{fffd}\u{fffd}\u{fffd}( NUL: \0 end-of-binary\n"
+    );
+}
+
+// --- the consumer goes away -----------------------------------------------------------
+
+#[test]
+fn a_closed_stdout_stops_the_run_quietly() {
+    let project = pytest_project();
+    // As `tcrunner | head -1`: the next write fails.
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_slow.py"])
+        .run_closing_stdout_at("\n", LIMIT);
+    assert_eq!(run.code(), 141, "{}", run.describe());
+    assert!(
+        !run.stderr.contains("tcrunner"),
+        "no error spam: {}",
+        run.stderr
+    );
+    run.assert_no_leftovers();
+    // As an IDE closing the pipe while a test is quiet: noticed without a write.
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_slow.py"])
+        .run_closing_stdout_at("name='test_sleeps'", LIMIT);
+    assert_eq!(run.code(), 141, "{}", run.describe());
+    assert!(
+        !run.stderr.contains("tcrunner"),
+        "no error spam: {}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run.assert_no_leftovers();
+    assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
+}
+
+// --- leaks -----------------------------------------------------------------------------
+
+#[test]
+fn a_leaked_process_holding_the_pipes_is_killed_after_the_leak_timeout() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_leak.py", "--", "-s"])
+        .run(LIMIT);
+    assert_sound(&run, 0);
+    assert!(run.passed("test_starts_a_background_process"));
+    assert_contains(
+        &tcrunner_line(&run),
+        "tcrunner: warning: a process started by the tests still held",
+        &run,
+    );
+    assert_eq!(
+        run.count(&["##teamcity[message ", "still held", "status='WARNING'"]),
+        1,
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(100),
+        "not the 120 s of the leaked sleep: {:?}",
+        run.elapsed
+    );
+}
