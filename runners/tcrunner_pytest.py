@@ -156,11 +156,16 @@ class _Probe:
         report = yield
         comparison = _last_comparison[0]
         _last_comparison[0] = None
-        if report.failed and call.excinfo is not None:
-            try:
-                _classify(report, call.excinfo.value, comparison)
-            except Exception:
-                pass
+        if report.failed:
+            if call.excinfo is None:
+                # A verdict without an exception: strict xpass, unittest's
+                # unexpected success, pytest 9's failed subtests.
+                report.tcrunner_kind = "failed"
+            else:
+                try:
+                    _classify(report, call.excinfo.value, comparison)
+                except Exception:
+                    pass
         return report
 
 
@@ -283,6 +288,9 @@ class _Reporter:
         self.root = str(config.rootpath)
         self.python_hint = "python<%s>://" % self.root
         self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
+        # With -s, and with tee-sys, tests' output already goes live to
+        # pytest's stdout, which tcrunner shows; sending it again would double it.
+        self.output = config.getoption("capture", "fd") != "tee-sys"
         self.declared = set()  # ids of every suite and test declared
         self.suite_order = []  # suite ids in declaration order
         self.suites_of = {}  # test id -> its suites, outermost first
@@ -465,7 +473,8 @@ class _Reporter:
         self.declared.add(test_id)
         self.send(event)
         self.send({"ev": "started", "id": test_id})
-        self._output(test_id, report, "")
+        if self.output:
+            self._output(test_id, report, "")
         result = {"ev": "finished", "id": test_id, "outcome": outcome, "duration_ms": 0, "message": message}
         if report.failed:
             result["details"] = report.longreprtext
@@ -525,7 +534,7 @@ class _Reporter:
             return
         when = report.when
         run.duration += report.duration
-        if report.sections:
+        if report.sections and self.output:
             self._output(node_id, report, when)
         if report.passed:
             if when == "call":
@@ -541,6 +550,11 @@ class _Reporter:
             else:
                 run.outcome = "skipped"
                 run.message = _skip_reason(report.longrepr)
+        elif not report.failed:
+            # "rerun" (pytest-rerunfailures): this attempt is over and its
+            # teardown is not logged; the next attempt starts afresh.
+            self.running[node_id] = _Run()
+            return
         elif when == "call":
             longrepr = report.longrepr
             if isinstance(longrepr, str) and longrepr.startswith("[XPASS(strict)]"):
@@ -624,7 +638,7 @@ class _Reporter:
         event["hint"] = self._hint(parent_id, path, path.endswith(".py"), event.get("line"))
         self.send(event)
         self.send({"ev": "started", "id": test_id})
-        if report.sections:
+        if report.sections and self.output:
             self._output(test_id, report, "call")
         sub = _Run()
         if report.passed:
@@ -734,12 +748,14 @@ def _skip_reason(longrepr):
         reason = str(longrepr[2])
     else:
         reason = str(longrepr)
-    return reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason
+    reason = reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason
+    return reason or None
 
 
 def _xfail_reason(wasxfail):
     reason = str(wasxfail)
-    return reason[len("reason: ") :] if reason.startswith("reason: ") else reason
+    reason = reason[len("reason: ") :] if reason.startswith("reason: ") else reason
+    return reason or None  # unittest's expectedFailure gives none
 
 
 def _subtest_name(context, reprs_twice):
