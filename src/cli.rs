@@ -161,6 +161,8 @@ pub(crate) struct OutputConfig {
     pub retry_support: bool,
     /// Neutralise every service message in passed-through text.
     pub block_service_messages: bool,
+    /// Report declared tests as a pre-declared tree (nothing runs).
+    pub collect_only: bool,
 }
 
 impl OutputConfig {
@@ -178,6 +180,7 @@ impl OutputConfig {
             skip_passed_output: raw.skip_passed_output,
             retry_support: raw.retry_support,
             block_service_messages: false,
+            collect_only: false,
         }
     }
 }
@@ -226,6 +229,7 @@ impl Config {
             None => {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
                 output.block_service_messages = args.run.block_service_messages;
+                output.collect_only = args.run.collect_only;
                 Config::Run(RunConfig {
                     raw: args.run,
                     output,

@@ -11,7 +11,7 @@
 //!   (duplicate titles), never a second verdict on the first;
 //! - at the end every open node closes, children first, unfinished tests as
 //!   stopped.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::event::{LogLevel, Node, NodeKind, Stream, TestEvent, TestResult};
 
@@ -55,6 +55,14 @@ pub(crate) enum TreeEvent<'a> {
     SuiteFinished(&'a Opened),
     /// A run-level note.
     Log { level: LogLevel, text: &'a str },
+    /// Collect-only: a suite of the pre-declared tree opens.
+    TreeSuite(&'a Opened),
+    /// Collect-only: a test of the pre-declared tree.
+    TreeTest(&'a Opened),
+    /// Collect-only: a suite of the pre-declared tree ends.
+    TreeSuiteEnd(&'a Opened),
+    /// Collect-only: the pre-declared tree is complete.
+    TreeEnded,
 }
 
 /// Receives the tree's events.
@@ -84,6 +92,10 @@ pub(crate) struct Tree {
     open_by_source: HashMap<String, u64>,
     /// Every open node.
     live: HashMap<u64, Live>,
+    /// Collect-only runs: declaration order, to report the declared tree.
+    collected: Option<Vec<String>>,
+    /// Collect-only runs: source ids that were opened as live nodes.
+    opened_live: HashSet<String>,
 }
 
 impl Tree {
@@ -94,6 +106,17 @@ impl Tree {
             declared: HashMap::new(),
             open_by_source: HashMap::new(),
             live: HashMap::new(),
+            collected: None,
+            opened_live: HashSet::new(),
+        }
+    }
+
+    /// A tree for `--collect-only`: declared nodes that never run are
+    /// reported at the end as IntelliJ's pre-declared tree.
+    pub(crate) fn collect_only(offset: u64) -> Self {
+        Tree {
+            collected: Some(Vec::new()),
+            ..Tree::new(offset)
         }
     }
 
@@ -106,6 +129,11 @@ impl Tree {
         match event {
             TestEvent::Hello { .. } => Ok(()),
             TestEvent::Suite(node) | TestEvent::Test(node) => {
+                if let Some(order) = &mut self.collected {
+                    if !self.declared.contains_key(&node.id) {
+                        order.push(node.id.clone());
+                    }
+                }
                 self.declared.insert(node.id.clone(), node);
                 Ok(())
             }
@@ -155,7 +183,76 @@ impl Tree {
                 out.report(TreeEvent::SuiteFinished(&live.opened))?;
             }
         }
-        Ok(())
+        self.report_declared(out)
+    }
+
+    /// Collect-only: reports every declared node that was not opened live,
+    /// depth first, as the pre-declared tree.
+    fn report_declared(&mut self, out: &mut impl Reporter) -> std::io::Result<()> {
+        let Some(order) = self.collected.take() else {
+            return Ok(());
+        };
+        // Tests that ran live (collection errors) already have their
+        // verdict; a suite is declared when some test under it is.
+        let mut children: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
+        let mut wanted: HashSet<&str> = HashSet::new();
+        for id in &order {
+            let node = &self.declared[id];
+            if node.kind == NodeKind::Test && !self.opened_live.contains(id) {
+                let mut at = Some(id.as_str());
+                while let Some(current) = at.filter(|c| wanted.insert(c)) {
+                    at = self.declared.get(current).and_then(|n| n.parent.as_deref());
+                }
+            }
+        }
+        for id in order.iter().filter(|id| wanted.contains(id.as_str())) {
+            let parent = self.declared[id]
+                .parent
+                .as_deref()
+                .filter(|p| wanted.contains(p));
+            children.entry(parent).or_default().push(id);
+        }
+        let mut next_id = self.next_id;
+        let mut stack: Vec<(&str, u64, bool)> = children
+            .get(&None)
+            .into_iter()
+            .flatten()
+            .rev()
+            .map(|id| (*id, self.offset, false))
+            .collect();
+        let mut opened: HashMap<&str, Opened> = HashMap::new();
+        while let Some((id, parent, closing)) = stack.pop() {
+            if closing {
+                out.report(TreeEvent::TreeSuiteEnd(&opened[id]))?;
+                continue;
+            }
+            let node = self.declared[id].clone();
+            let kids = children.get(&Some(id));
+            let is_test = node.kind == NodeKind::Test && kids.is_none();
+            let me = Opened {
+                id: next_id,
+                parent,
+                flow: next_id,
+                is_test,
+                node,
+            };
+            next_id += 1;
+            if is_test {
+                out.report(TreeEvent::TreeTest(&me))?;
+                continue;
+            }
+            out.report(TreeEvent::TreeSuite(&me))?;
+            stack.push((id, parent, true));
+            stack.extend(
+                kids.into_iter()
+                    .flatten()
+                    .rev()
+                    .map(|kid| (*kid, me.id, false)),
+            );
+            opened.insert(id, me);
+        }
+        self.next_id = next_id;
+        out.report(TreeEvent::TreeEnded)
     }
 
     /// Source ids of the tests running now, oldest first.
@@ -216,6 +313,9 @@ impl Tree {
                 .push(id);
         }
         out.report(TreeEvent::Started(&opened))?;
+        if self.collected.is_some() {
+            self.opened_live.insert(source.to_owned());
+        }
         self.open_by_source.insert(source.to_owned(), id);
         let live = Live {
             opened,
@@ -349,6 +449,10 @@ mod tests {
                 TreeEvent::Stopped(n) => format!("stop {}", n.id),
                 TreeEvent::SuiteFinished(n) => format!("close {}", n.id),
                 TreeEvent::Log { text, .. } => format!("log {text}"),
+                TreeEvent::TreeSuite(n) => format!("tree+ {} {}<{}", n.node.name, n.id, n.parent),
+                TreeEvent::TreeTest(n) => format!("tree {} {}<{}", n.node.name, n.id, n.parent),
+                TreeEvent::TreeSuiteEnd(n) => format!("tree- {}", n.id),
+                TreeEvent::TreeEnded => "tree end".to_owned(),
             };
             self.0.push(line);
             Ok(())
@@ -458,6 +562,47 @@ mod tests {
                 "start later 7<6",
                 "end 7 Passed",
                 "close 6"
+            ]
+        );
+    }
+
+    #[test]
+    fn collect_only_reports_the_declared_tree_depth_first() {
+        let mut tree = Tree::collect_only(0);
+        let mut log = Log::default();
+        for event in [
+            suite("d", None, NodeKind::Dir),
+            suite("d/f", Some("d"), NodeKind::File),
+            test("d/f/a", "d/f"),
+            suite("d/f/C", Some("d/f"), NodeKind::Suite),
+            test("d/f/C/b", "d/f/C"),
+            test("d/f/c", "d/f"),
+            suite("d/broken", Some("d"), NodeKind::File),
+            test("d/broken/err", "d/broken"),
+            finished("d/broken/err", Outcome::Error),
+        ] {
+            tree.apply(event, &mut log).unwrap();
+        }
+        tree.close_all(&mut log).unwrap();
+        assert_eq!(
+            log.0,
+            [
+                "start d 1<0",
+                "start broken 2<1",
+                "start err 3<2",
+                "end 3 Error",
+                "close 2",
+                "close 1",
+                "tree+ d 4<0",
+                "tree+ f 5<4",
+                "tree a 6<5",
+                "tree+ C 7<5",
+                "tree b 8<7",
+                "tree- 7",
+                "tree c 9<5",
+                "tree- 5",
+                "tree- 4",
+                "tree end"
             ]
         );
     }

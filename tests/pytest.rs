@@ -427,3 +427,33 @@ fn what_to_run_errors_are_one_line_with_documented_codes() {
         );
     }
 }
+
+#[test]
+fn collect_only_declares_the_tree_without_running_it() {
+    let (_, stream) = run(9, &["--collect-only"]);
+    assert_clean(&stream);
+    let msgs = messages(&stream);
+    let count: usize = msgs
+        .iter()
+        .find(|m| m.name == "testCount")
+        .and_then(|m| m.get("count"))
+        .expect("testCount")
+        .parse()
+        .unwrap();
+    let declared = msgs.iter().filter(|m| m.name == "suiteTreeNode").count();
+    assert_eq!(declared, count, "every collected test is declared once");
+    // Only the collection problems run (they have verdicts already).
+    let started: Vec<&str> = msgs
+        .iter()
+        .filter(|m| m.name == "testStarted")
+        .map(|m| m.get("name").unwrap())
+        .collect();
+    assert_eq!(started, ["<collection error>", "<collection skipped>"]);
+    assert_eq!(msgs.iter().filter(|m| m.name == "treeEnded").count(), 1);
+    let opened = msgs.iter().filter(|m| m.name == "suiteTreeStarted").count();
+    let closed = msgs.iter().filter(|m| m.name == "suiteTreeEnded").count();
+    assert!(
+        opened > 5 && opened == closed,
+        "{opened} suites opened, {closed} closed"
+    );
+}

@@ -40,17 +40,14 @@ impl<W: Write> Reporter for Intellij<W> {
                 } else {
                     "testSuiteStarted"
                 };
-                let mut msg = with_ids(kind, node)
-                    .with("parentNodeId", node.parent.to_string())
-                    .with("name", node.node.name.as_str());
-                if let Some(hint) = location_hint(node) {
-                    msg.push("locationHint", hint);
-                }
-                if let Some(meta) = &node.node.meta {
-                    msg.push("metainfo", meta.as_str());
-                }
-                self.out.send(msg)
+                self.out.send(opening(kind, node))
             }
+            TreeEvent::TreeSuite(node) => self.out.send(opening("suiteTreeStarted", node)),
+            TreeEvent::TreeTest(node) => self.out.send(opening("suiteTreeNode", node)),
+            TreeEvent::TreeSuiteEnd(node) => self
+                .out
+                .send(with_ids("suiteTreeEnded", node).with("name", node.node.name.as_str())),
+            TreeEvent::TreeEnded => self.out.send(Message::new("treeEnded")),
             TreeEvent::Output {
                 node: Some(node),
                 stream,
@@ -124,6 +121,20 @@ impl<W: Write> Reporter for Intellij<W> {
             }
         }
     }
+}
+
+/// A message that registers a node: ids, name, location, metainfo.
+fn opening(kind: &str, node: &Opened) -> Message {
+    let mut msg = with_ids(kind, node)
+        .with("parentNodeId", node.parent.to_string())
+        .with("name", node.node.name.as_str());
+    if let Some(hint) = location_hint(node) {
+        msg.push("locationHint", hint);
+    }
+    if let Some(meta) = &node.node.meta {
+        msg.push("metainfo", meta.as_str());
+    }
+    msg
 }
 
 /// The source's hint, else a `file://` URL built from the file and line.

@@ -309,7 +309,11 @@ impl<W: Write> Pipeline<W> {
         dialect.emitter().writer.flush()?;
         let held = config.skip_passed_output.then(HashMap::new);
         Ok(Pipeline {
-            tree: Tree::new(config.offset),
+            tree: if config.collect_only {
+                Tree::collect_only(config.offset)
+            } else {
+                Tree::new(config.offset)
+            },
             sink: Counting {
                 dialect,
                 summary: Summary::default(),

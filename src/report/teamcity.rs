@@ -202,8 +202,13 @@ impl<W: Write> Teamcity<W> {
 impl<W: Write> Reporter for Teamcity<W> {
     fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
-            // TeamCity counts tests itself; testCount is IntelliJ's.
-            TreeEvent::Count(_) => Ok(()),
+            // TeamCity counts tests itself; testCount and pre-declared trees
+            // (collect-only) are IntelliJ's.
+            TreeEvent::Count(_)
+            | TreeEvent::TreeSuite(_)
+            | TreeEvent::TreeTest(_)
+            | TreeEvent::TreeSuiteEnd(_)
+            | TreeEvent::TreeEnded => Ok(()),
             TreeEvent::Started(node) => self.started(node),
             TreeEvent::Output { node, stream, text } => {
                 match node.and_then(|n| self.nodes.get(&n.id).filter(|_| n.is_test)) {
