@@ -62,9 +62,8 @@ function openSink() {
 
 const stripAnsi = (text) => String(text).replace(ANSI, '');
 
-/** JetBrains JS locationHint path: parts joined by `.`, `.` and `\` escaped. */
+/** A JetBrains JS locationHint part: `.` and `\` escaped (parts are joined by `.`). */
 const escapePart = (part) => (/[.\\]/.test(part) ? part.replace(/[.\\]/g, '\\$&') : part);
-const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
 
 /** The first paragraph: what a one-line failure reason should show. */
 const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim();
@@ -93,7 +92,7 @@ function errorText(err, depth = 0) {
 }
 
 /** What a list of errors says: outcome, message, details, expected/actual. */
-function describeErrors(errors, prefix) {
+function describeErrors(errors) {
   const first = errors[0] || {};
   const assertion = isAssertion(first);
   const message = assertion
@@ -101,7 +100,7 @@ function describeErrors(errors, prefix) {
     : firstParagraph(`${first.name || 'Error'}: ${first.message || ''}`);
   const failure = {
     outcome: assertion ? 'failed' : 'error',
-    message: (prefix || '') + (message || 'Failure cause not provided'),
+    message: message || 'Failure cause not provided',
     details: errors.map((e) => errorText(e)).join('\n\n'),
   };
   const compared = errors.find((e) => e && typeof e.expected === 'string' && typeof e.actual === 'string');
@@ -112,20 +111,13 @@ function describeErrors(errors, prefix) {
   return failure;
 }
 
-/** The ancestors' names of a test or suite, outermost first (no module). */
-function titlesOf(entity) {
-  const names = [];
-  for (let e = entity; e && e.type !== 'module'; e = e.parent) names.unshift(e.name);
-  return names;
-}
-
 export default class TcrunnerVitestReporter {
   constructor() {
     this.sink = openSink();
     this.nodes = new Map(); // vitest task id -> {id, kind, fileId, done, logs}
     this.victims = new Map(); // vitest test id -> TestCase whose verdict waits for its suites' errors
+    this.blamed = new Set(); // keys of hook errors already reported on the tests they hit
     this.pendingLogs = new Map(); // vitest task id -> logs that came before the node
-    this.fileIds = new Set();
     this.counters = new Map(); // title-path key -> tests numbered so far
     this.root = process.cwd();
     this.nameFilter = null;
@@ -262,7 +254,8 @@ export default class TcrunnerVitestReporter {
       name = `[${project}] ${name}`;
       id = JSON.stringify([project, file]);
     }
-    node = { id, kind: 'file', file, fileId: id, titles: [], done: false, module };
+    const head = JSON.stringify([id]).slice(0, -1);
+    node = { id, kind: 'file', file, fileId: id, head, path: escapePart(file), titles: [], done: false, module };
     this.nodes.set(module.id, node);
     this.sink.send({ ev: 'suite', id, name, kind: 'file', file, hint: `file://${file}` });
     return node;
@@ -270,33 +263,40 @@ export default class TcrunnerVitestReporter {
 
   /** Declares (into `out`) the suites and tests under a module or suite, depth first. */
   declareChildren(parent, parentNode, out) {
+    const { file } = parentNode;
     for (const child of parent.children) {
       if (this.nodes.has(child.id)) continue;
-      const titles = [...parentNode.titles, child.name];
-      const common = { parent: parentNode.id, name: child.name, file: parentNode.file };
-      if (child.location && child.location.line) common.line = child.location.line;
+      const { name } = child;
+      const line = child.location && child.location.line;
+      const hintPath = `${parentNode.path}.${escapePart(name)}`;
       if (child.type === 'suite') {
-        const id = JSON.stringify([parentNode.fileId, ...titles]);
-        const node = { id, kind: 'suite', file: parentNode.file, fileId: parentNode.fileId, titles, done: false };
+        const head = `${parentNode.head},${JSON.stringify(name)}`;
+        const id = `${head}]`;
+        const titles = [...parentNode.titles, name];
+        const node = { id, kind: 'suite', file, fileId: parentNode.fileId, head, path: hintPath, titles, done: false };
         this.nodes.set(child.id, node);
-        out.push({ ev: 'suite', id, ...common, kind: 'suite', hint: `suite://${locationPath([node.file, ...titles])}` });
+        const event = { ev: 'suite', id, parent: parentNode.id, name, kind: 'suite', file, hint: `suite://${hintPath}` };
+        if (line) event.line = line;
+        out.push(event);
         this.declareChildren(child, node, out);
       } else if (child.type === 'test') {
-        if (this.isFilteredOut(child, titles)) continue;
-        const key = JSON.stringify([parentNode.fileId, ...titles]);
+        if (this.isFilteredOut(child, parentNode.titles)) continue;
+        const key = `${parentNode.id}\0${name}`;
         const n = this.counters.get(key) || 0;
         this.counters.set(key, n + 1);
-        const id = JSON.stringify([parentNode.fileId, ...titles, n]);
-        this.nodes.set(child.id, { id, kind: 'test', parentId: parentNode.id, file: parentNode.file, titles, started: false, done: false, logs: [] });
-        out.push({ ev: 'test', id, ...common, kind: 'test', hint: `test://${locationPath([parentNode.file, ...titles])}` });
+        const id = `${parentNode.head},${JSON.stringify(name)},${n}]`;
+        this.nodes.set(child.id, { id, kind: 'test', parentId: parentNode.id, started: false, done: false, logs: [] });
+        const event = { ev: 'test', id, parent: parentNode.id, name, kind: 'test', file, hint: `test://${hintPath}` };
+        if (line) event.line = line;
+        out.push(event);
       }
     }
   }
 
-  isFilteredOut(test, titles) {
+  isFilteredOut(test, ancestors) {
     if (!this.nameFilter || !test.options || test.options.mode !== 'skip') return false;
     this.nameFilter.lastIndex = 0;
-    return !this.nameFilter.test(titles.join(this.separator));
+    return !this.nameFilter.test([...ancestors, test.name].join(this.separator));
   }
 
   flushPendingLogs() {
@@ -347,10 +347,8 @@ export default class TcrunnerVitestReporter {
         if (!errors && found && found.length) errors = found;
       }
       if (!owned) continue;
-      const node = this.nodes.get(test.id);
-      if (!node.usedErrors) node.usedErrors = errors;
-      this.finishTest(test, node, test.result(), errors || undefined);
-      if (errors) (this.blamed || (this.blamed = new Set())).add(errors);
+      this.finishTest(test, this.nodes.get(test.id), test.result(), errors || undefined);
+      for (const err of errors || []) this.blamed.add(errorKey(err));
     }
   }
 
@@ -360,21 +358,23 @@ export default class TcrunnerVitestReporter {
    * after the error).
    */
   hookFailures(entity, node) {
-    const errors = typeof entity.errors === 'function' ? entity.errors() : [];
-    if (!errors || !errors.length || (this.blamed && this.blamed.has(errors))) return;
+    const errors = (typeof entity.errors === 'function' ? entity.errors() : []).filter((e) => !this.blamed.has(errorKey(e)));
+    if (!errors.length) return;
     const loadFailure = node.kind === 'file' && (node.collectFailed || entity.children.size === 0);
     const groups = loadFailure ? errors.map((e) => [e]) : [errors];
     groups.forEach((group, i) => {
       const name = loadFailure ? (group[0] && group[0].name) || 'Error' : 'afterAll hook';
-      const titles = [...node.titles, name];
-      const id = JSON.stringify([node.fileId, ...titles, -1 - i]);
+      const id = `${node.head},${JSON.stringify(name)},${-1 - i}]`;
       this.sink.send(
-        { ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${locationPath([node.file, ...titles])}` },
+        { ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${node.path}.${escapePart(name)}` },
         { ev: 'finished', id, duration_ms: 0, ...describeErrors(group) },
       );
     });
   }
 }
+
+/** Identifies an error across the copies vitest may hand out. */
+const errorKey = (err) => (err && typeof err === 'object' ? `${err.name}\0${err.message}\0${err.stack}` : String(err));
 
 /** The project's vitest version, when the API does not say. */
 function vitestVersion(root) {
