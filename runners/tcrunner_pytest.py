@@ -269,14 +269,19 @@ class _Writer:
 class _Run:
     """What is known so far about a test that has started."""
 
-    __slots__ = ("outcome", "message", "details", "comparison", "duration", "failed_subtests")
+    __slots__ = ("outcome", "message", "details", "comparison", "failed_subtests", "duration", "sections_seen", "rerun")
 
     def __init__(self):
+        self.verdict_unknown()
+        self.duration = 0.0
+        self.sections_seen = 0  # report.sections already sent (they accumulate)
+        self.rerun = False  # this attempt failed and pytest-rerunfailures runs it again
+
+    def verdict_unknown(self):
         self.outcome = "passed"
         self.message = None
         self.details = None
         self.comparison = None
-        self.duration = 0.0
         self.failed_subtests = 0
 
 
@@ -507,6 +512,8 @@ class _Reporter:
 
     def pytest_runtest_logstart(self, nodeid, location):
         try:
+            if nodeid in self.running:
+                return  # pytest-rerunfailures runs it again: still the same test
             if nodeid not in self.declared:
                 self._declare_lazily(nodeid, location)
             self.running[nodeid] = _Run()
@@ -534,8 +541,18 @@ class _Reporter:
             return
         when = report.when
         run.duration += report.duration
-        if report.sections and self.output:
-            self._output(node_id, report, when)
+        sections = report.sections
+        if sections:
+            seen = run.sections_seen
+            if self.output:
+                self._output(node_id, report, when, seen if len(sections) >= seen else 0)
+            run.sections_seen = len(sections)
+        if run.rerun and when != "call":
+            # The end of a failed attempt (its teardown), or the start of the
+            # next (older pytest-rerunfailures log no teardown then).
+            run.rerun = False
+            if when != "setup":
+                return
         if report.passed:
             if when == "call":
                 if run.failed_subtests:
@@ -551,9 +568,10 @@ class _Reporter:
                 run.outcome = "skipped"
                 run.message = _skip_reason(report.longrepr)
         elif not report.failed:
-            # "rerun" (pytest-rerunfailures): this attempt is over and its
-            # teardown is not logged; the next attempt starts afresh.
-            self.running[node_id] = _Run()
+            # "rerun" (pytest-rerunfailures): this attempt failed, another
+            # follows; the test finishes with the last attempt's verdict.
+            run.verdict_unknown()
+            run.rerun = True
             return
         elif when == "call":
             longrepr = report.longrepr
@@ -653,11 +671,12 @@ class _Reporter:
         self.running[test_id] = sub
         self._finish(test_id, sub)
 
-    def _output(self, node_id, report, when):
-        # Sections accumulate phase by phase: the teardown report repeats
-        # setup's and call's. Take this phase's only ("" = a collect report).
+    def _output(self, node_id, report, when, start=0):
+        # Sections accumulate phase by phase (the teardown report repeats
+        # setup's and call's) and, with reruns, attempt by attempt. Take the
+        # ones not seen yet, of this phase ("" = a collect report).
         suffix = " " + when if when else ""
-        for title, text in report.sections:
+        for title, text in report.sections[start:]:
             if not text or not title.endswith(suffix):
                 continue
             if title.startswith("Captured stdout"):
