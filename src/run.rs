@@ -232,11 +232,12 @@ fn secs(value: f64) -> String {
 
 /// Whether a failure message is a per-test time limit enforced inside the
 /// framework: our pytest plugin's (`timed out after N s`, which pytest may
-/// prefix with `Failed: `), jest's (`Exceeded timeout of N ms for a test`),
-/// vitest's (`Test timed out in Nms.`).
+/// prefix with `Failed: `), jest's (`Exceeded timeout of N ms for a test`,
+/// thrown as `Error: thrown: "…"`), vitest's (`Test timed out in Nms.`).
 fn is_timeout_message(message: &str) -> bool {
     let message = message.strip_prefix("Failed: ").unwrap_or(message);
     let message = message.strip_prefix("Error: ").unwrap_or(message);
+    let message = message.strip_prefix("thrown: \"").unwrap_or(message);
     message.starts_with("timed out after ")
         || message.starts_with("Exceeded timeout of ")
         || message.starts_with("Test timed out in ")
@@ -687,6 +688,7 @@ mod tests {
             "timed out after 2 s",
             "Failed: timed out after 0.5 s",
             "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
+            "Error: thrown: \"Exceeded timeout of 1000 ms for a test.\nAdd a timeout value\"",
             "Error: Test timed out in 2000ms.",
         ] {
             assert!(is_timeout_message(message), "{message}");

@@ -329,6 +329,40 @@ fn vitest_timeouts_fail_the_test_and_exit_124() {
     assert!(!run.has_test("after"));
 }
 
+/// A test that blocks vitest's worker before vitest hears it started is not
+/// known to be running; the session limit still ends the run, and says so.
+#[test]
+fn vitest_session_timeout_stops_a_worker_blocked_from_the_start() {
+    let Some(project) = vitest_project() else {
+        return;
+    };
+    let run = Tcrunner::new(project.path())
+        .args([
+            "--timeout",
+            "1",
+            "--session-timeout",
+            "8",
+            "--path",
+            "block.test.mjs",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_eq!(
+        run.count(&["##teamcity[testFailed "]),
+        0,
+        "no test was known to run\n{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.count(&[
+            "##teamcity[message ",
+            "the session time limit of 8 s ran out",
+            "status='ERROR'"
+        ]),
+        1
+    );
+}
+
 // --- signals to tcrunner ---------------------------------------------------------
 
 #[test]

@@ -1,6 +1,6 @@
 //! Unix process control (process groups, inherited event pipe, signals).
 use std::ffi::OsString;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
@@ -10,16 +10,15 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::reader;
+
 /// The environment variable naming the event pipe's file descriptor.
 const EVENT_FD_VAR: &str = "TCRUNNER_EVENT_FD";
-
-/// Size of one read from stdout or stderr.
-const CHUNK: usize = 64 * 1024;
 
 /// Inputs that may wait for the run loop. The readers block once it is
 /// full, so a framework that writes faster than our consumer reads is slowed
 /// down by its own pipe instead of growing our memory: at most this many
-/// chunks of [`CHUNK`] bytes (plus event lines, whatever their size) wait.
+/// chunks of [`reader::CHUNK`] bytes (plus event lines, whatever their size) wait.
 const QUEUE: usize = 64;
 
 /// What to run.
@@ -90,11 +89,14 @@ impl Child {
         drop(events_write);
         let pgid = child.id() as i32;
         let (tx, rx) = mpsc::sync_channel(QUEUE);
-        let stdout = child.stdout.take().expect("piped");
-        let stderr = child.stderr.take().expect("piped");
-        spawn_chunks(stdout, tx.clone(), Input::Stdout);
-        spawn_chunks(stderr, tx.clone(), Input::Stderr);
-        spawn_lines(events_read, tx.clone());
+        let stdout: OwnedFd = child.stdout.take().expect("piped").into();
+        let stderr: OwnedFd = child.stderr.take().expect("piped").into();
+        if let Err(e) = reader::spawn(stdout, stderr, events_read.into(), tx.clone()) {
+            // SAFETY: kill has no memory effects; the pid is our new child's group.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            let _ = child.wait();
+            return Err(e);
+        }
         listen_for_signals(tx.clone());
         thread::spawn(move || {
             if let Ok(status) = child.wait() {
@@ -198,53 +200,6 @@ impl Drop for Child {
         // Whatever happened, nothing of the run outlives tcrunner.
         self.signal(libc::SIGKILL);
     }
-}
-
-fn spawn_chunks(
-    mut source: impl Read + Send + 'static,
-    tx: SyncSender<Input>,
-    wrap: fn(Vec<u8>) -> Input,
-) {
-    thread::spawn(move || {
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            match source.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if tx.send(wrap(buf[..n].to_vec())).is_err() {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        let _ = tx.send(Input::Closed);
-    });
-}
-
-fn spawn_lines(source: impl Read + Send + 'static, tx: SyncSender<Input>) {
-    thread::spawn(move || {
-        let mut reader = BufReader::with_capacity(CHUNK, source);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {
-                    if line.last() == Some(&b'\n') {
-                        line.pop();
-                    }
-                    if tx.send(Input::Event(std::mem::take(&mut line))).is_err() {
-                        return;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        let _ = tx.send(Input::Closed);
-    });
 }
 
 /// The write end of the self-pipe the signal handler writes to.

@@ -1,0 +1,305 @@
+//! One thread that reads the framework's stdout, stderr and event pipe, and
+//! hands what it reads on in the order the framework wrote it, as far as
+//! that order can be known.
+//!
+//! Two pipes have no common clock, but a write to a pipe is complete when
+//! `write` returns: everything the framework wrote to stdout before it wrote
+//! an event line is already in the stdout pipe when we read that line. So
+//! before an event is passed on, the bytes stdout and stderr hold at that
+//! moment (`FIONREAD`) are passed on first, and a test's printed output lands
+//! before its `testFinished`, even a 10 MB line. `started` lines are passed
+//! on at once: what a test prints comes after its start, and draining
+//! first would pull it in front.
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::mpsc::SyncSender;
+use std::thread;
+
+use super::unix::Input;
+
+/// Size of one read.
+pub(super) const CHUNK: usize = 64 * 1024;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Stdout,
+    Stderr,
+    Events,
+}
+
+struct Source {
+    fd: Option<OwnedFd>,
+    kind: Kind,
+}
+
+/// Why reading stopped early: tcrunner stopped listening.
+struct Gone;
+
+struct Reader {
+    /// stdout, stderr, events: in this order.
+    sources: [Source; 3],
+    tx: SyncSender<Input>,
+    buf: Vec<u8>,
+    /// An event line read in part.
+    line: Vec<u8>,
+}
+
+/// Starts the reader; it sends [`Input::Closed`] once for each pipe.
+pub(super) fn spawn(
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    events: OwnedFd,
+    tx: SyncSender<Input>,
+) -> io::Result<()> {
+    for fd in [&stdout, &stderr, &events] {
+        set_nonblocking(fd)?;
+    }
+    let reader = Reader {
+        sources: [
+            Source {
+                fd: Some(stdout),
+                kind: Kind::Stdout,
+            },
+            Source {
+                fd: Some(stderr),
+                kind: Kind::Stderr,
+            },
+            Source {
+                fd: Some(events),
+                kind: Kind::Events,
+            },
+        ],
+        tx,
+        buf: vec![0u8; CHUNK],
+        line: Vec::new(),
+    };
+    thread::spawn(move || {
+        let mut reader = reader;
+        let _ = reader.run();
+    });
+    Ok(())
+}
+
+impl Reader {
+    fn run(&mut self) -> Result<(), Gone> {
+        loop {
+            let mut polled: Vec<(usize, libc::pollfd)> = Vec::with_capacity(3);
+            for (i, source) in self.sources.iter().enumerate() {
+                if let Some(fd) = &source.fd {
+                    polled.push((
+                        i,
+                        libc::pollfd {
+                            fd: fd.as_raw_fd(),
+                            events: libc::POLLIN,
+                            revents: 0,
+                        },
+                    ));
+                }
+            }
+            if polled.is_empty() {
+                return Ok(());
+            }
+            let mut fds: Vec<libc::pollfd> = polled.iter().map(|(_, p)| *p).collect();
+            // SAFETY: `fds` is a valid array of initialised pollfds of the length given.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            if ready < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Ok(());
+            }
+            // One chunk per ready pipe per round, so no pipe starves another.
+            for ((i, _), fd) in polled.iter().zip(&fds) {
+                if fd.revents != 0 {
+                    match self.sources[*i].kind {
+                        Kind::Stdout | Kind::Stderr => {
+                            self.read_text(*i, CHUNK)?;
+                        }
+                        Kind::Events => self.read_events()?,
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads up to `limit` bytes from a text pipe; returns how many.
+    fn read_text(&mut self, i: usize, limit: usize) -> Result<usize, Gone> {
+        let want = limit.min(CHUNK);
+        match self.read(i, want) {
+            Some(0) => Ok(0),
+            Some(n) => {
+                let bytes = self.buf[..n].to_vec();
+                let input = match self.sources[i].kind {
+                    Kind::Stdout => Input::Stdout(bytes),
+                    _ => Input::Stderr(bytes),
+                };
+                self.send(input)?;
+                Ok(n)
+            }
+            None => Ok(0),
+        }
+    }
+
+    /// Passes on what stdout and stderr hold right now.
+    fn drain_text(&mut self) -> Result<(), Gone> {
+        for i in 0..2 {
+            let Some(fd) = &self.sources[i].fd else {
+                continue;
+            };
+            let mut left = pending_bytes(fd);
+            while left > 0 {
+                let n = self.read_text(i, left)?;
+                if n == 0 {
+                    break;
+                }
+                left -= n.min(left);
+            }
+        }
+        Ok(())
+    }
+
+    fn read_events(&mut self) -> Result<(), Gone> {
+        let Some(n) = self.read(2, CHUNK) else {
+            return Ok(());
+        };
+        if n == 0 {
+            // End of the pipe: a last line without a newline still counts.
+            if !self.line.is_empty() {
+                let line = std::mem::take(&mut self.line);
+                self.drain_text()?;
+                self.send(Input::Event(line))?;
+            }
+            return Ok(());
+        }
+        let mut rest = n;
+        let mut start = 0;
+        while let Some(end) = self.buf[start..start + rest]
+            .iter()
+            .position(|&b| b == b'\n')
+        {
+            self.line.extend_from_slice(&self.buf[start..start + end]);
+            let line = std::mem::take(&mut self.line);
+            if !is_started(&line) {
+                self.drain_text()?;
+            }
+            self.send(Input::Event(line))?;
+            start += end + 1;
+            rest -= end + 1;
+        }
+        self.line.extend_from_slice(&self.buf[start..start + rest]);
+        Ok(())
+    }
+
+    /// One read into `buf`: `Some(n)` bytes (0 at end of file, when the
+    /// source is closed and [`Input::Closed`] sent), `None` when nothing is
+    /// there now.
+    fn read(&mut self, i: usize, want: usize) -> Option<usize> {
+        let fd = self.sources[i].fd.as_ref()?.as_raw_fd();
+        loop {
+            // SAFETY: `buf` has at least `want` writable bytes; fd is open.
+            let n = unsafe { libc::read(fd, self.buf.as_mut_ptr().cast(), want) };
+            if n > 0 {
+                return Some(n as usize);
+            }
+            if n < 0 {
+                match io::Error::last_os_error().kind() {
+                    io::ErrorKind::Interrupted => continue,
+                    io::ErrorKind::WouldBlock => return None,
+                    _ => {}
+                }
+            }
+            // End of file, or an error that will not go away.
+            self.sources[i].fd = None;
+            let _ = self.tx.send(Input::Closed);
+            return Some(0);
+        }
+    }
+
+    fn send(&self, input: Input) -> Result<(), Gone> {
+        self.tx.send(input).map_err(|_| Gone)
+    }
+}
+
+/// Whether an event line is a test's start: `{"ev":"started",...}` as our
+/// reporters write it (compact JSON, `ev` first).
+fn is_started(line: &[u8]) -> bool {
+    const TAG: &[u8] = b"\"ev\":\"started\"";
+    let head = &line[..line.len().min(32)];
+    head.windows(TAG.len()).any(|w| w == TAG)
+}
+
+/// Bytes waiting in a pipe.
+fn pending_bytes(fd: &OwnedFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one c_int through the pointer; fd is open.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
+    if rc == 0 {
+        n.max(0) as usize
+    } else {
+        0
+    }
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+    let fd = fd.as_raw_fd();
+    // SAFETY: fcntl on an open descriptor we own; no memory is passed.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags == -1 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == -1 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn started_lines_are_told_apart() {
+        assert!(is_started(br#"{"ev":"started","id":"t.py::a"}"#));
+        assert!(!is_started(br#"{"ev":"finished","id":"t.py::started"}"#));
+        assert!(!is_started(
+            br#"{"ev":"output","id":"a","text":"\"ev\":\"started\""}"#
+        ));
+    }
+
+    /// Text written before an event line comes before it, however large;
+    /// the event after text written later keeps its place.
+    #[test]
+    fn text_written_before_an_event_is_passed_on_first() {
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, mut ev_w) = io::pipe().unwrap();
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        spawn(out_r.into(), err_r.into(), ev_r.into(), tx).unwrap();
+        let writer = thread::spawn(move || {
+            use std::io::Write;
+            ev_w.write_all(b"{\"ev\":\"started\",\"id\":\"a\"}\n")
+                .unwrap();
+            out_w.write_all(&vec![b'x'; 1 << 20]).unwrap();
+            ev_w.write_all(b"{\"ev\":\"finished\",\"id\":\"a\"}\n")
+                .unwrap();
+            drop((out_w, err_w, ev_w));
+        });
+        let mut text_before_finish = 0;
+        let mut closed = 0;
+        let mut finished = false;
+        while closed < 3 {
+            match rx.recv().unwrap() {
+                Input::Stdout(bytes) => {
+                    assert!(!finished, "text after the event");
+                    text_before_finish += bytes.len();
+                }
+                Input::Event(line) if line.starts_with(b"{\"ev\":\"finished\"") => finished = true,
+                Input::Event(_) => {}
+                Input::Closed => closed += 1,
+                _ => {}
+            }
+        }
+        writer.join().unwrap();
+        assert!(finished);
+        assert_eq!(text_before_finish, 1 << 20);
+    }
+}
