@@ -7,7 +7,8 @@ line, exactly as ``docs/event-protocol.md`` and ``src/event.rs`` define them.
 With neither variable set the plugin does nothing at all. It never writes to
 stdout and never changes pytest's exit code.
 
-Checked against pytest 8.4 and 9.2, pytest-xdist 3.8, Python 3.8+. Only the
+Checked against pytest 8.3 (Python 3.8), 8.4 and 9.2 (Python 3.11),
+pytest-xdist 3.8 and pytest-rerunfailures 16.7. Only the
 standard library (and pytest itself) is used.
 
 How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
@@ -58,6 +59,19 @@ def _enabled():
     return bool(os.environ.get("TCRUNNER_EVENT_FD") or os.environ.get("TCRUNNER_EVENT_FILE"))
 
 
+_channel = []  # the _Writer (or None) once opened: one per process
+_reporting = []  # the config being reported: nested in-process sessions are not
+
+
+def _open_channel():
+    if not _channel:
+        writer = _Writer.open()
+        _channel.append(writer)
+        if writer is not None:
+            writer.send({"ev": "hello", "runner": "pytest", "version": pytest.__version__})
+    return _channel[0]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     if not _enabled():
@@ -67,10 +81,11 @@ def pytest_configure(config):
     if manager.has_plugin(_PROBE):
         return
     manager.register(_Probe(), _PROBE)
-    if hasattr(config, "workerinput"):
-        return  # an xdist worker: the controller reports
-    writer = _Writer.open()
+    if hasattr(config, "workerinput") or _reporting:
+        return  # an xdist worker (the controller reports), or a nested session
+    writer = _open_channel()
     if writer is not None:
+        _reporting.append(config)
         manager.register(_Reporter(config, writer, teamcity_was_on), _REPORTER)
 
 
@@ -195,9 +210,8 @@ class _Writer:
     declarations at the end of collection are gathered into one write loop.
     """
 
-    def __init__(self, fd, owned):
+    def __init__(self, fd):
         self.fd = fd
-        self.owned = owned
         self.batch = None  # a list while gathering lines
 
     @classmethod
@@ -205,17 +219,16 @@ class _Writer:
         try:
             fd_text = os.environ.get("TCRUNNER_EVENT_FD")
             if fd_text:
-                fd, owned = int(fd_text), False
+                fd = int(fd_text)
                 os.fstat(fd)  # is it open at all?
             else:
-                path = os.environ["TCRUNNER_EVENT_FILE"]
-                fd, owned = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644), True
+                fd = os.open(os.environ["TCRUNNER_EVENT_FILE"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             # Processes that tests start must not hold the pipe open after
             # pytest exits (xdist's workers get the variable, not the fd).
             os.set_inheritable(fd, False)
         except (ValueError, KeyError, OSError):
             return None
-        return cls(fd, owned)
+        return cls(fd)
 
     def send(self, event):
         self.write(_encode(event) + "\n")
@@ -246,7 +259,7 @@ class _Writer:
                     view = view[os.write(fd, view) :]
                 except (BlockingIOError, InterruptedError):
                     select.select([], [fd], [], 1.0)
-        except OSError:
+        except (OSError, ValueError):
             self.fd = None
 
     def gather(self):
@@ -256,11 +269,6 @@ class _Writer:
         lines, self.batch = self.batch, None
         if lines:
             self.write("".join(lines))
-
-    def close(self):
-        if self.owned and self.fd is not None:
-            os.close(self.fd)
-        self.fd = None
 
 
 # --- the reporter, in the process that talks to tcrunner ----------------------
@@ -301,11 +309,11 @@ class _Reporter:
         self.suites_of = {}  # test id -> its suites, outermost first
         self.remaining = {}  # suite id -> its tests not finished yet
         self.running = {}  # test id -> _Run
+        self.finished = set()  # test ids
         self.collected_sent = False
         self.reprs_twice = None  # see _xdist_reprs_twice
         self.collection_problems = set()  # (node id, outcome, message) already reported
         self.internal_errors = 0
-        self.send({"ev": "hello", "runner": "pytest", "version": pytest.__version__})
         if teamcity_was_on:
             self.log("info", "teamcity-messages' pytest plugin was turned off: tcrunner reports the tests")
 
@@ -399,8 +407,8 @@ class _Reporter:
             so_far = so_far + "/" + segment if so_far else segment
             if so_far not in self.declared:
                 path = os.path.join(self.root, so_far)
-                last = index == len(segments) - 1 and len(parts) == 1
-                kind = "file" if index == len(segments) - 1 and not (last and os.path.isdir(path)) else "dir"
+                is_file = index == len(segments) - 1 and (len(parts) > 1 or not os.path.isdir(path))
+                kind = "file" if is_file else "dir"
                 event = {"ev": "suite", "id": so_far, "name": segment, "kind": kind, "file": path}
                 if parent is not None:
                     event["parent"] = parent
@@ -475,6 +483,7 @@ class _Reporter:
         event = {"ev": "test", "id": test_id, "name": name, "kind": "test", "file": path}
         if parent is not None:
             event["parent"] = parent
+        event["hint"] = self._hint(report.nodeid, path, path.endswith(".py"))
         self.declared.add(test_id)
         self.send(event)
         self.send({"ev": "started", "id": test_id})
@@ -512,8 +521,10 @@ class _Reporter:
 
     def pytest_runtest_logstart(self, nodeid, location):
         try:
-            if nodeid in self.running:
-                return  # pytest-rerunfailures runs it again: still the same test
+            if nodeid in self.running or nodeid in self.finished:
+                # pytest-rerunfailures runs it again: still the same test; or
+                # a duplicate (--keep-duplicates): the first verdict stands.
+                return
             if nodeid not in self.declared:
                 self._declare_lazily(nodeid, location)
             self.running[nodeid] = _Run()
@@ -531,6 +542,8 @@ class _Reporter:
         node_id = report.nodeid
         run = self.running.get(node_id)
         if run is None:
+            if node_id in self.finished:
+                return  # exactly one `finished` per test
             # No logstart (an xdist worker crashed, or a plugin's own report):
             # `finished` starts the test implicitly.
             if node_id not in self.declared:
@@ -587,15 +600,21 @@ class _Reporter:
             run.outcome = "error"
             run.message = "test setup failed: " + _summary(report.longrepr)
             run.details = report.longreprtext
+        elif when != "teardown":
+            # "???": the xdist worker running the test crashed.
+            run.outcome = "error"
+            run.message = _summary(report.longrepr)
+            run.details = report.longreprtext
         elif run.outcome in ("failed", "error"):
             # The call already failed: keep its verdict, add the teardown's story.
             run.details = (run.details or "") + "\n\nteardown failed:\n" + report.longreprtext
         else:
+            # The teardown's failure is the test's (see the module docstring).
             run.outcome = "error"
             run.message = "test teardown failed: " + _summary(report.longrepr)
             run.details = report.longreprtext
             run.comparison = None
-        if when != "setup" and when != "call":  # teardown, or "???" after an xdist crash
+        if when != "setup" and when != "call":
             self._finish(node_id, run)
 
     def _failure(self, run, report):
@@ -614,6 +633,7 @@ class _Reporter:
 
     def _finish(self, node_id, run):
         del self.running[node_id]
+        self.finished.add(node_id)
         # Built by hand: this runs for every test (a dict through the encoder
         # costs more than the rest of the hook).
         line = '{"ev":"finished","id":%s,"outcome":"%s","duration_ms":%d' % (
@@ -662,8 +682,10 @@ class _Reporter:
         if report.passed:
             pass
         elif report.skipped:
-            sub.outcome = "xfail" if hasattr(report, "wasxfail") else "skipped"
-            sub.message = _xfail_reason(report.wasxfail) if hasattr(report, "wasxfail") else _skip_reason(report.longrepr)
+            if hasattr(report, "wasxfail"):
+                sub.outcome, sub.message = "xfail", _xfail_reason(report.wasxfail)
+            else:
+                sub.outcome, sub.message = "skipped", _skip_reason(report.longrepr)
         else:
             self._failure(sub, report)
             run.failed_subtests += 1
@@ -690,7 +712,7 @@ class _Reporter:
             self.send({"ev": "output", "id": node_id, "stream": stream, "text": text})
 
     def pytest_unconfigure(self, config):
-        self.writer.close()
+        del _reporting[:]
 
 
 # --- helpers -------------------------------------------------------------------
@@ -807,3 +829,10 @@ def _unrepr(text):
     except Exception:
         return text
     return value if isinstance(value, str) else text
+
+
+# Say hello as soon as `-p` imports us, before conftests load: a run that
+# breaks in a conftest is then not mistaken for a reporter that never loaded.
+# xdist sets PYTEST_XDIST_WORKER in workers before their plugins load.
+if _enabled() and not os.environ.get("PYTEST_XDIST_WORKER"):
+    _open_channel()
