@@ -10,6 +10,9 @@
 set -euo pipefail
 
 # Pins: the newest release of each line (checked with `pip index versions`).
+# xdist goes into both venvs (the plugin is checked with -n on both pytests);
+# teamcity-messages, JetBrains' own reporter, only into pytest9, for
+# comparisons and benchmarks.
 PYTEST8=8.4.2
 PYTEST9=9.2.0
 XDIST=3.8.0
@@ -18,6 +21,13 @@ TEAMCITY_MESSAGES=1.33
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${1:-${PYTHON:-python3}}"
 pyver="$("$python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')"
+
+# Two runs at once (parallel test jobs) take turns.
+mkdir -p "$root/target/venv"
+if command -v flock >/dev/null; then
+    exec 9>"$root/target/venv/.lock"
+    flock 9
+fi
 
 # make_venv NAME PACKAGE...
 make_venv() {
@@ -31,7 +41,6 @@ make_venv() {
     fi
     echo "setup-python: building target/venv/$name ($*)" >&2
     rm -rf "$dir"
-    mkdir -p "$(dirname "$dir")"
     "$python" -m venv "$dir"
     "$dir/bin/python" -m pip install --quiet --disable-pip-version-check \
         --no-input "$@"
