@@ -6,7 +6,8 @@
 //! xunit2 and in xunit1 with `junit_logging=all`, vitest 5.1.1
 //! `--reporter=junit`, the jest-junit 16 defaults and Maven Surefire 3):
 //!
-//! - `<testsuites>` is the anonymous root and is skipped; every
+//! - `<testsuites>` is the anonymous root and is skipped (so is one nested in
+//!   it, as report aggregators write); every
 //!   `<testsuite name>` is a suite, nested `<testsuite>`s (Surefire, some
 //!   aggregators) nest; a file whose root is a lone `<testsuite>` works too.
 //! - `<testcase classname name time file line>`: a dotted identifier
@@ -218,6 +219,8 @@ impl State {
             }
         }
         Ok(match (parent, tag) {
+            // Some aggregators nest whole reports: an inner root is transparent.
+            (Some(Elem::Root), b"testsuites") => Elem::Root,
             (None | Some(Elem::Root | Elem::Suite), b"testsuite") => {
                 let name = attr(e, b"name").unwrap_or_else(|| "testsuite".to_string());
                 let frame = self

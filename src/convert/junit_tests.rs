@@ -321,6 +321,18 @@ fn cdata_entities_and_unicode() {
 }
 
 #[test]
+fn nested_report_roots_are_transparent() {
+    let xml = "<testsuites><testsuites name='shard 1'><testsuite name='s'>\
+               <testcase name='a'/></testsuite></testsuites></testsuites>";
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(
+        ancestry(&events, &nodes["a"]),
+        [("s".to_string(), NodeKind::Suite)]
+    );
+}
+
+#[test]
 fn truncation_reports_position_and_keeps_what_was_read() {
     let xml = "<testsuites>\n<testsuite name=\"s\">\n<testcase name=\"a\"/>\n<testcase name=\"b\">\n<failure>x";
     let (events, err) = events_of(|out| read(xml.as_bytes(), out)).unwrap_err();
