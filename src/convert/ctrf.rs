@@ -228,7 +228,7 @@ fn lines(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::common::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, sample};
     use crate::event::TestEvent;
 
     #[test]

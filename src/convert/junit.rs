@@ -32,13 +32,13 @@
 //! - Text, CDATA, predefined and numeric entities are decoded; an unknown
 //!   entity or invalid UTF-8 keeps the raw text. `properties` and Surefire's
 //!   `flakyFailure`/`rerunFailure` are ignored.
-use std::collections::VecDeque;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{line, non_empty, to_ms, Emitter, ReadError, TestNode};
+use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 
 /// Reads one JUnit XML document, sending events as test cases close.
@@ -573,98 +573,6 @@ fn malformed<R: BufRead>(reader: &Reader<Counted<R>>, pos: u64, problem: String)
         line,
         column,
         problem,
-    }
-}
-
-/// A `BufRead` that counts the lines it hands out, so a byte position from the
-/// parser can be told as line and column without keeping the text. The last
-/// [`Counted::RECENT`] newline offsets are kept; a position further back than
-/// that is reported at the current line instead.
-struct Counted<R> {
-    inner: R,
-    lines: Lines,
-}
-
-#[derive(Debug, Default)]
-struct Lines {
-    consumed: u64,
-    newlines: u64,
-    recent: VecDeque<u64>,
-}
-
-impl Lines {
-    fn count(&mut self, bytes: &[u8]) {
-        for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
-            if self.recent.len() == Counted::<()>::RECENT {
-                self.recent.pop_front();
-            }
-            self.recent.push_back(self.consumed + i as u64);
-            self.newlines += 1;
-        }
-        self.consumed += bytes.len() as u64;
-    }
-
-    /// 1-based line and column of byte `pos`.
-    fn line_column(&self, pos: u64) -> (u64, u64) {
-        let pos = pos.min(self.consumed);
-        let after = self
-            .recent
-            .iter()
-            .rev()
-            .take_while(|&&nl| nl >= pos)
-            .count();
-        let before_in_ring = self.recent.len() - after;
-        if before_in_ring > 0 {
-            (
-                self.newlines - after as u64 + 1,
-                pos - self.recent[before_in_ring - 1],
-            )
-        } else if self.newlines == after as u64 {
-            (1, pos + 1)
-        } else {
-            let last = self.recent.back().copied().unwrap_or(0);
-            (self.newlines + 1, self.consumed - last)
-        }
-    }
-}
-
-impl<R> Counted<R> {
-    const RECENT: usize = 1 << 16;
-
-    fn new(inner: R) -> Self {
-        Counted {
-            inner,
-            lines: Lines::default(),
-        }
-    }
-
-    fn line_column(&self, pos: u64) -> (u64, u64) {
-        self.lines.line_column(pos)
-    }
-}
-
-impl<R: BufRead> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.lines.count(&buf[..n]);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counted<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        if amt > 0 {
-            // The bytes being consumed are still at the front of the buffer;
-            // asking for it again does no I/O.
-            if let Ok(buf) = self.inner.fill_buf() {
-                self.lines.count(&buf[..amt.min(buf.len())]);
-            }
-        }
-        self.inner.consume(amt);
     }
 }
 

@@ -3,8 +3,8 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 
 use super::*;
-use crate::convert::common::testing::{check_tree, counts, events_of, sample};
 use crate::convert::common::Sink;
+use crate::convert::testing::{check_tree, counts, events_of, sample};
 
 /// `tests`, `failures`, `errors`, `skipped` summed over the outermost
 /// `<testsuite>` elements, the report's own count.
@@ -379,16 +379,6 @@ fn not_junit_is_an_error_not_a_panic() {
     }
     let (_, err) = events_of(|out| read(&b"<html/>"[..], out)).unwrap_err();
     assert!(err.to_string().contains("found <html>"), "{err}");
-}
-
-#[test]
-fn line_counter_resolves_recent_and_old_positions() {
-    let mut lines = Lines::default();
-    lines.count(b"ab\ncd\nef");
-    assert_eq!(lines.line_column(0), (1, 1));
-    assert_eq!(lines.line_column(3), (2, 1));
-    assert_eq!(lines.line_column(7), (3, 2));
-    assert_eq!(lines.line_column(100), (3, 3));
 }
 
 /// Counts events without keeping them.

@@ -18,8 +18,11 @@ mod detect;
 mod jest_json;
 mod js_json;
 mod junit;
+mod position;
 mod pytest_json;
 mod run;
+#[cfg(test)]
+mod testing;
 mod vitest_json;
 
 pub(crate) use run::run;

@@ -341,7 +341,7 @@ impl NodeId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::common::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, sample};
     use crate::event::TestEvent;
 
     #[test]

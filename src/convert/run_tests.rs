@@ -6,7 +6,7 @@ use clap::Parser as _;
 
 use super::*;
 use crate::cli::{Config, RawArgs};
-use crate::convert::common::testing::{events_of, sample};
+use crate::convert::testing::{events_of, sample};
 
 fn fixture(name: &str) -> String {
     format!(

@@ -44,7 +44,7 @@ pub(crate) fn send(doc: serde_json::Value, out: &mut Emitter<'_>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::common::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, sample};
     use crate::event::{LogLevel, Outcome, TestEvent};
 
     #[test]

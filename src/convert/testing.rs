@@ -1,0 +1,86 @@
+//! Helpers for the readers' unit tests.
+use std::collections::{HashMap, HashSet};
+
+use super::common::{Emitter, ReadError};
+use crate::event::{Outcome, TestEvent};
+
+/// A report from `tests/fixtures/reports/`.
+pub(crate) fn sample(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/fixtures/reports/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Runs a reader into a vector; the events are returned with the result.
+pub(crate) fn events_of(
+    read: impl FnOnce(&mut Emitter<'_>) -> Result<(), ReadError>,
+) -> Result<Vec<TestEvent>, (Vec<TestEvent>, ReadError)> {
+    let mut events = Vec::new();
+    let result = read(&mut Emitter::new(&mut events, "1:"));
+    check_tree(&events);
+    match result {
+        Ok(()) => Ok(events),
+        Err(err) => Err((events, err)),
+    }
+}
+
+/// Finished tests per outcome, every outcome present.
+pub(crate) fn counts(events: &[TestEvent]) -> HashMap<Outcome, u64> {
+    let mut counts: HashMap<Outcome, u64> = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
+    for event in events {
+        if let TestEvent::Finished(result) = event {
+            *counts.get_mut(&result.outcome).expect("all outcomes") += 1;
+        }
+    }
+    counts
+}
+
+/// The stream obeys the event rules: unique ids, parents declared and
+/// open, tests declared before they start/finish, every suite closed once.
+pub(crate) fn check_tree(events: &[TestEvent]) {
+    let mut ids = HashSet::new();
+    let mut open_suites = HashSet::new();
+    let mut tests = HashSet::new();
+    let mut finished = HashSet::new();
+    for event in events {
+        match event {
+            TestEvent::Suite(node) | TestEvent::Test(node) => {
+                assert!(ids.insert(node.id.clone()), "duplicate id {}", node.id);
+                if let Some(parent) = &node.parent {
+                    assert!(open_suites.contains(parent), "parent {parent} not open");
+                }
+                if matches!(event, TestEvent::Suite(_)) {
+                    open_suites.insert(node.id.clone());
+                } else {
+                    tests.insert(node.id.clone());
+                }
+            }
+            TestEvent::Started { id } => assert!(tests.contains(id), "start of {id}"),
+            TestEvent::Finished(r) => {
+                assert!(tests.contains(&r.id), "finish of undeclared {}", r.id);
+                assert!(finished.insert(r.id.clone()), "{} finished twice", r.id);
+                assert_eq!(
+                    r.expected.is_some(),
+                    r.actual.is_some(),
+                    "expected without actual"
+                );
+            }
+            TestEvent::SuiteDone { id } => {
+                assert!(
+                    open_suites.remove(id),
+                    "suite {id} closed twice or never opened"
+                )
+            }
+            TestEvent::Output { id: Some(id), .. } => {
+                assert!(
+                    tests.contains(id) || ids.contains(id),
+                    "output to unknown {id}"
+                )
+            }
+            _ => {}
+        }
+    }
+    assert!(open_suites.is_empty(), "suites left open: {open_suites:?}");
+}
