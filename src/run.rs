@@ -225,6 +225,12 @@ fn quiet_exit() -> i32 {
     exit::SIGNAL_BASE + libc::SIGPIPE
 }
 
+/// One `tcrunner: …` line on stderr. Unlike `eprintln!`, a closed stderr
+/// (an IDE that stopped the run) is no reason to panic.
+fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+}
+
 /// `2` for 2.0, `0.5` for 0.5: seconds as a user typed them.
 fn secs(value: f64) -> String {
     format!("{value}")
@@ -255,11 +261,17 @@ struct State {
     /// The framework's name, for messages.
     name: &'static str,
     status: Option<std::process::ExitStatus>,
-    said_hello: bool,
+    /// Our reporter is known to run: it sent an event (for pytest, one
+    /// beyond `hello`, which the plugin sends on import).
+    reported: bool,
     /// Start times of running tests, by source id.
     running: HashMap<String, Instant>,
-    /// The last few KB of the framework's stderr, for diagnosing early exits.
+    /// The last few KB of the framework's stderr and stdout, for
+    /// diagnosing early exits.
     stderr_tail: Vec<u8>,
+    stdout_tail: Vec<u8>,
+    /// The framework said it found no tests before our reporter could.
+    no_tests: bool,
     bad_events: u64,
     /// What timed out, for the message and the exit code.
     expired: Option<Expired>,
@@ -278,9 +290,11 @@ impl State {
         State {
             name,
             status: None,
-            said_hello: false,
+            reported: false,
             running: HashMap::new(),
             stderr_tail: Vec::new(),
+            stdout_tail: Vec::new(),
+            no_tests: false,
             bad_events: 0,
             expired: None,
             signalled: None,
@@ -310,7 +324,7 @@ impl State {
                     self.name,
                     LEAK_TIMEOUT.as_secs_f64()
                 );
-                eprintln!("tcrunner: warning: {text}");
+                note(&format!("warning: {text}"));
                 pipeline.event(TestEvent::Log {
                     level: LogLevel::Warning,
                     text,
@@ -340,7 +354,10 @@ impl State {
                 continue;
             };
             match input {
-                Input::Stdout(bytes) => pipeline.text(&bytes)?,
+                Input::Stdout(bytes) => {
+                    keep_tail(&mut self.stdout_tail, &bytes);
+                    pipeline.text(&bytes)?
+                }
                 Input::Stderr(bytes) => self.stderr(&bytes),
                 Input::Event(line) => self.event(&line, pipeline, limits)?,
                 Input::Closed => {}
@@ -359,7 +376,7 @@ impl State {
                         signal_name(signal),
                         self.name
                     );
-                    eprintln!("tcrunner: {text}");
+                    note(&text);
                     pipeline.event(TestEvent::Log {
                         level: LogLevel::Warning,
                         text,
@@ -373,9 +390,7 @@ impl State {
         let mut err = io::stderr().lock();
         let _ = err.write_all(bytes);
         let _ = err.flush();
-        self.stderr_tail.extend_from_slice(bytes);
-        let excess = self.stderr_tail.len().saturating_sub(8192);
-        self.stderr_tail.drain(..excess);
+        keep_tail(&mut self.stderr_tail, bytes);
     }
 
     fn event<W: Write>(
@@ -389,13 +404,20 @@ impl State {
             Err(e) => {
                 self.bad_events += 1;
                 if self.bad_events == 1 {
-                    eprintln!("tcrunner: ignoring a malformed event from the reporter: {e}");
+                    note(&format!(
+                        "ignoring a malformed event from the reporter: {e}"
+                    ));
                 }
                 return Ok(());
             }
         };
+        // pytest's plugin says hello on import, before pytest parses its
+        // arguments (so a usage error still gets one); jest's and vitest's
+        // reporters say it once the framework has built them to run tests.
+        let hello_only = matches!(event, TestEvent::Hello { .. }) && self.name == "pytest";
+        self.reported |= !hello_only;
         match &event {
-            TestEvent::Hello { .. } => self.said_hello = true,
+            TestEvent::Hello { .. } => {}
             TestEvent::Started { id } => {
                 self.running.entry(id.clone()).or_insert_with(Instant::now);
             }
@@ -485,7 +507,7 @@ impl State {
                     ),
                     _ => format!("a test {why} (--timeout): stopping {name}"),
                 };
-                eprintln!("tcrunner: {text}");
+                note(&text);
                 pipeline.event(TestEvent::Log {
                     level: LogLevel::Error,
                     text,
@@ -499,13 +521,13 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
-                if self.said_hello
+                if self.reported
                     && !self.crashed
                     && pipeline.summary().total() == 0
                     && !limits.collect_only
                 {
                     let text = format!("{name} ran no tests: none were collected or selected");
-                    eprintln!("tcrunner: {text}");
+                    note(&text);
                     pipeline.event(TestEvent::Log {
                         level: LogLevel::Warning,
                         text,
@@ -525,9 +547,21 @@ impl State {
             self.status = status.or(self.status);
             pipeline.text(&text)?;
         }
-        if !self.said_hello && self.signalled.is_none() {
+        if !self.reported && self.signalled.is_none() {
+            if let Some(line) = no_tests_line(&self.stdout_tail)
+                .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
+            {
+                let text = format!("{name} ran no tests: {line}");
+                note(&text);
+                pipeline.event(TestEvent::Log {
+                    level: LogLevel::Warning,
+                    text,
+                })?;
+                self.no_tests = true;
+                return Ok(());
+            }
             let hint = framework_hint(name, &self.stderr_tail, self.status);
-            eprintln!("tcrunner: {hint}");
+            note(&hint);
             // An IDE user sees the tree, not stderr: put the reason in it.
             let id = format!("{name} did not start");
             pipeline.event(TestEvent::Test(crate::event::Node {
@@ -557,14 +591,14 @@ impl State {
         if !running.is_empty() {
             self.crashed = true;
             let why = format!("{name} {} during this test", describe(status));
-            eprintln!("tcrunner: {why}: {}", running.join(", "));
+            note(&format!("{why}: {}", running.join(", ")));
             for id in running {
                 fail(pipeline, id, why.clone(), details.clone())?;
             }
-        } else if status.code().is_none() && self.said_hello {
+        } else if status.code().is_none() && self.reported {
             self.crashed = true;
             let text = format!("{name} {} between tests", describe(status));
-            eprintln!("tcrunner: {text}");
+            note(&text);
             pipeline.event(TestEvent::Log {
                 level: LogLevel::Error,
                 text,
@@ -597,6 +631,9 @@ impl State {
         };
         if self.crashed {
             return exit::FRAMEWORK_CRASHED;
+        }
+        if self.no_tests {
+            return exit::NO_TESTS;
         }
         // pytest's own "the run itself failed" codes: interrupted, internal
         // error, usage error.
@@ -645,6 +682,28 @@ fn fail<W: Write>(
     }))
 }
 
+/// Keeps the last 8 KB of a stream.
+fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    const KEEP: usize = 8192;
+    if bytes.len() >= KEEP {
+        tail.clear();
+        tail.extend_from_slice(&bytes[bytes.len() - KEEP..]);
+        return;
+    }
+    tail.extend_from_slice(bytes);
+    let excess = tail.len().saturating_sub(KEEP);
+    tail.drain(..excess);
+}
+
+/// The line in which the framework said it found no tests, when it exits
+/// before loading reporters (jest: `No tests found, exiting with code 1`).
+fn no_tests_line(stdout_tail: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stdout_tail);
+    text.lines()
+        .find(|l| l.starts_with("No tests found"))
+        .map(|l| l.trim().to_owned())
+}
+
 /// One line saying why the framework never reported.
 fn framework_hint(
     name: &str,
@@ -656,8 +715,13 @@ fn framework_hint(
         return "pytest is not installed for this interpreter: install it with `python -m pip install pytest`, or pass --python".into();
     }
     if status.and_then(|s| s.code()) == Some(0) {
+        let example = if name == "pytest" {
+            " such as `-p no:tcrunner_pytest`"
+        } else {
+            ""
+        };
         return format!(
-            "{name} exited with code 0 but tcrunner's reporter inside it never reported: it was not loaded (disabled by an option such as `-p no:tcrunner_pytest`, or by a plugin)"
+            "{name} exited with code 0 but tcrunner's reporter inside it never reported: it was not loaded (disabled by an option{example}, or by a plugin)"
         );
     }
     let how = status.map_or_else(|| "stopped".to_owned(), describe);
@@ -667,13 +731,20 @@ fn framework_hint(
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let error = lines
+    let at = lines
         .iter()
-        .rev()
-        .find(|l| l.to_lowercase().contains("error"))
-        .or(lines.last());
-    match error {
-        Some(line) => format!("{name} {how} before reporting any test: {line}"),
+        .rposition(|l| l.to_lowercase().contains("error"))
+        .or(lines.len().checked_sub(1));
+    match at {
+        // A heading such as jest's `● Validation Error:` needs its next line.
+        Some(i) if lines[i].ends_with(':') && i + 1 < lines.len() => {
+            format!(
+                "{name} {how} before reporting any test: {} {}",
+                lines[i],
+                lines[i + 1]
+            )
+        }
+        Some(i) => format!("{name} {how} before reporting any test: {}", lines[i]),
         None => format!("{name} {how} before reporting any test"),
     }
 }

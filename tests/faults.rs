@@ -533,6 +533,49 @@ fn pytest_no_tests_exits_5_and_says_so() {
     assert_contains(&tcrunner_line(&run), "pytest ran no tests", &run);
 }
 
+/// jest refuses a broken configuration before loading our reporter: one line
+/// with jest's reason, a failed node, and 73 (jest has no usage-error code).
+#[test]
+fn jest_bad_config_exits_73_with_its_reason() {
+    let Some(project) = jest_project() else {
+        return;
+    };
+    project.write(
+        "jest.config.js",
+        "module.exports = { testEnvironment: 'no-such-env' };\n",
+    );
+    let run = Tcrunner::new(project.path())
+        .args(["--path", "exit.test.js"])
+        .run(LIMIT);
+    assert_sound(&run, 73);
+    let line = tcrunner_line(&run);
+    assert_contains(&line, "jest exited with code 1 before reporting any test: ● Validation Error: Test environment no-such-env cannot be found", &run);
+    assert_contains(&run.failure_of("jest did not start"), "no-such-env", &run);
+}
+
+/// jest exits before loading reporters when it finds no tests; vitest
+/// reports an empty run. Both are 5, with one line saying so.
+#[test]
+fn js_no_tests_exits_5_and_says_so() {
+    for project in [jest_project(), vitest_project()].into_iter().flatten() {
+        let run = Tcrunner::new(project.path())
+            .args(["--path", "empty"])
+            .run(LIMIT);
+        assert_sound(&run, 5);
+        assert_eq!(
+            run.count(&["##teamcity[testStarted "]),
+            0,
+            "{}",
+            run.describe()
+        );
+        assert_contains(&tcrunner_line(&run), "ran no tests", &run);
+        assert_eq!(
+            run.count(&["##teamcity[message ", "ran no tests", "status='WARNING'"]),
+            1
+        );
+    }
+}
+
 #[test]
 fn pytest_collection_errors_everywhere_are_failed_nodes_not_success() {
     let project = pytest_project();
