@@ -61,6 +61,7 @@ fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
     let project = pytest_project();
     for (how, said) in [
         ("exit", "pytest exited with code 3 during this test"),
+        ("exit9", "pytest exited with code 3 during this test"),
         (
             "segv",
             "pytest killed by signal 11 (SIGSEGV) during this test",
@@ -70,7 +71,12 @@ fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
             "pytest killed by signal 9 (SIGKILL) during this test",
         ),
     ] {
-        let run = Tcrunner::pytest(project.path())
+        // pytest 9, and pytest 8 once.
+        let python = util::python(if how == "exit" { 8 } else { 9 });
+        let how = how.trim_end_matches('9');
+        let run = Tcrunner::new(project.path())
+            .arg("--python")
+            .arg(python)
             .args(["--path", "test_exit.py"])
             .env("FAULT_HOW", how)
             .run(LIMIT);
@@ -317,13 +323,22 @@ fn vitest_timeouts_fail_the_test_and_exit_124() {
         run.describe()
     );
 
+    // The session limit is a safety net: should vitest never report the
+    // start, it ends the run (and the assertion on `spins` fails) early.
     let run = Tcrunner::new(project.path())
-        .args(["--timeout", "1", "--path", "spin.test.mjs"])
+        .args([
+            "--timeout",
+            "3",
+            "--session-timeout",
+            "90",
+            "--path",
+            "spin.test.mjs",
+        ])
         .run(LIMIT);
     assert_sound(&run, 124);
     assert_contains(
         &run.failure_of("spins"),
-        "message='timed out after 1 s'",
+        "message='timed out after 3 s'",
         &run,
     );
     assert!(!run.has_test("after"));
