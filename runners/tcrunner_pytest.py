@@ -707,6 +707,8 @@ class _Reporter:
                 stream = "stderr"
             elif self.logs and title.startswith("Captured log"):
                 stream = "stderr"
+                if not text.endswith("\n"):
+                    text += "\n"  # pytest strips the last newline of log records
             else:
                 continue
             self.send({"ev": "output", "id": node_id, "stream": stream, "text": text})
