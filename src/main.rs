@@ -47,9 +47,20 @@ fn dispatch(config: cli::Config) -> i32 {
     };
     match result {
         Ok(code) => code,
+        // The reader of our output went away (an IDE stopping the run, `| head`):
+        // nothing to say, and nobody to say it to.
+        Err((_, error)) if is_broken_pipe(&error) => exit::SIGNAL_BASE + libc::SIGPIPE,
         Err((code, error)) => {
             eprintln!("tcrunner: {error:#}");
             code
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -359,6 +359,11 @@ impl Tree {
         self.close_children(id, out)?;
         let live = self.live.remove(&id).expect("just opened");
         self.open_by_source.remove(&live.source);
+        // A finished test's declaration is not needed again (a reused id is
+        // declared anew), and keeping it would grow memory with the run.
+        if self.collected.is_none() {
+            self.declared.remove(&live.source);
+        }
         out.report(TreeEvent::Finished {
             node: &live.opened,
             result: &result,
@@ -656,6 +661,7 @@ mod tests {
             vec![
                 test("f/dup", "f"),
                 finished("f/dup", Outcome::Passed),
+                test("f/dup", "f"),
                 finished("f/dup", Outcome::Failed),
             ],
         );
