@@ -1,0 +1,70 @@
+//! tcrunner: runs pytest, jest or vitest and streams a TeamCity service-message tree.
+//!
+//! The binary (`src/main.rs`) only calls [`main`]; everything lives here so
+//! the fuzz targets in `fuzz/` can reach the parsers.
+mod check;
+mod cli;
+mod convert;
+mod event;
+mod exit;
+mod frameworks;
+mod process;
+mod report;
+mod run;
+mod runners;
+mod tree;
+
+use clap::Parser as _;
+
+/// Parses the command line, runs the command and returns the exit code.
+pub fn main() -> i32 {
+    let args = match cli::RawArgs::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let teamcity_version = std::env::var("TEAMCITY_VERSION").ok();
+    let config = cli::Config::from_args(args, teamcity_version.as_deref());
+    dispatch(config)
+}
+
+/// Runs the command; every failure becomes one `tcrunner: ...` line and a code.
+fn dispatch(config: cli::Config) -> i32 {
+    let stdout = std::io::stdout().lock();
+    let result = match config {
+        cli::Config::Run(run) => {
+            run::run(run, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::Convert(convert) => {
+            convert::run(&convert, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::Check(check) => {
+            check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+    };
+    match result {
+        Ok(code) => code,
+        // The reader of our output went away (an IDE stopping the run, `| head`):
+        // nothing to say, and nobody to say it to.
+        Err((_, error)) if is_broken_pipe(&error) => exit::SIGNAL_BASE + libc::SIGPIPE,
+        Err((code, error)) => {
+            eprintln!("tcrunner: {error:#}");
+            code
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
