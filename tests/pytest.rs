@@ -457,3 +457,29 @@ fn collect_only_declares_the_tree_without_running_it() {
         "{opened} suites opened, {closed} closed"
     );
 }
+
+#[test]
+fn tests_carry_their_file_and_one_based_definition_line() {
+    let (_, stream) = run(9, &["--target", "tests/test_basic.py::test_add"]);
+    let started = messages(&stream)
+        .into_iter()
+        .find(|m| m.name == "testStarted")
+        .expect("a test");
+    let file = path(&format!("{FIXTURE}/tests/test_basic.py"));
+    let source = std::fs::read_to_string(&file).unwrap();
+    let line = source
+        .lines()
+        .position(|l| l.starts_with("def test_add("))
+        .unwrap()
+        + 1;
+    assert_eq!(started.get("path"), Some(file.to_str().unwrap()));
+    assert_eq!(started.get("lineno"), Some(line.to_string().as_str()));
+    let hint = started.get("locationHint").unwrap();
+    assert_eq!(
+        hint,
+        format!(
+            "python<{}>://tests.test_basic.test_add",
+            path(FIXTURE).display()
+        )
+    );
+}

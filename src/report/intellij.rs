@@ -134,6 +134,11 @@ fn opening(kind: &str, node: &Opened) -> Message {
     if let Some(meta) = &node.node.meta {
         msg.push("metainfo", meta.as_str());
     }
+    // PyCharm's runner adds the file and 1-based line of a test, both or neither.
+    if let (true, Some(file), Some(line)) = (node.is_test, &node.node.file, node.node.line) {
+        msg.push("path", file.as_str());
+        msg.push("lineno", line.to_string());
+    }
     msg
 }
 
