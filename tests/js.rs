@@ -270,3 +270,50 @@ fn targets_select_one_test_and_drop_filtered_ones() {
         assert_eq!(code, 0, "{name}");
     }
 }
+
+#[test]
+fn a_whole_file_target_beside_test_targets_is_refused() {
+    let project = node_project("vitest4");
+    let out = output(&mut tcrunner(&[
+        "--project",
+        project.to_str().unwrap(),
+        "--target",
+        "outcomes.test.ts",
+        "--target",
+        "nested.test.ts::outer > inner > passes",
+    ]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--target outcomes.test.ts"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing runs");
+}
+
+#[test]
+fn targets_in_one_file_name_it_once() {
+    let (code, stream) = run(
+        "vitest4",
+        &[
+            "--target",
+            "outcomes.test.ts::passes",
+            "--target",
+            "outcomes.test.ts::fails toBe with numbers",
+        ],
+    );
+    assert_eq!(code, 1, "one of the two fails");
+    assert_clean(&stream);
+    let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+    assert_eq!(
+        found,
+        [
+            "outcomes.test.ts > fails toBe with numbers",
+            "outcomes.test.ts > passes"
+        ]
+    );
+    let text = String::from_utf8_lossy(&stream);
+    let launch = text
+        .lines()
+        .find(|l| l.starts_with("Launching vitest"))
+        .unwrap();
+    assert_eq!(launch.matches("outcomes.test.ts").count(), 1, "{launch}");
+}

@@ -206,11 +206,31 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
         .iter()
         .map(|t| split_target(t))
         .collect::<Result<Vec<_>, _>>()?;
+    // One name pattern applies to every file, so a whole-file target cannot
+    // sit beside targets that name tests: say so rather than run less.
+    let whole = targets.iter().find(|(_, names)| names.is_empty());
+    if let (Some((file, _)), true) = (whole, targets.iter().any(|(_, n)| !n.is_empty())) {
+        return Err(SetupError::unsupported(
+            format!("--target {file}"),
+            "a whole file cannot be combined with targets naming tests in one run (pass it as --path in a separate run)",
+        ));
+    }
     Ok(Plan {
         node,
         package: found,
         targets,
     })
+}
+
+/// The files of the targets, each once, in order.
+fn target_files(targets: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for (file, _) in targets {
+        if !files.contains(file) {
+            files.push(file.clone());
+        }
+    }
+    files
 }
 
 fn major(version: &str) -> u32 {
@@ -255,7 +275,7 @@ impl Framework for Jest {
         }
         if !plan.targets.is_empty() {
             shown.push("--runTestsByPath".into());
-            shown.extend(plan.targets.iter().map(|(file, _)| file.clone()));
+            shown.extend(target_files(&plan.targets));
         }
         for path in &request.paths {
             let absolute = request.project.join(path);
@@ -298,7 +318,7 @@ impl Framework for Vitest {
         if let Some(pattern) = &pattern {
             shown.push(format!("--testNamePattern={pattern}"));
         }
-        shown.extend(plan.targets.iter().map(|(file, _)| file.clone()));
+        shown.extend(target_files(&plan.targets));
         shown.extend(
             request
                 .paths
