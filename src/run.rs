@@ -172,10 +172,23 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
     }
-    let mut child = Child::spawn(&launch.spec).map_err(|source| RunError::Spawn {
-        program: launch.spec.program.clone(),
-        source,
-    })?;
+    let mut child = match Child::spawn(&launch.spec) {
+        Ok(child) => child,
+        Err(source) => {
+            let error = RunError::Spawn {
+                program: launch.spec.program.clone(),
+                source,
+            };
+            // The stream still ends whole, with the reason where an IDE user looks.
+            let why = format!(
+                "{error}: {}",
+                std::error::Error::source(&error).map_or(String::new(), |s| s.to_string())
+            );
+            let _ = did_not_start(&mut pipeline, framework.name(), why, None)
+                .and_then(|()| pipeline.finish());
+            return Err(error);
+        }
+    };
 
     let limits = Limits {
         collect_only: raw.collect_only,
@@ -562,16 +575,8 @@ impl State {
             }
             let hint = framework_hint(name, &self.stderr_tail, self.status);
             note(&hint);
-            // An IDE user sees the tree, not stderr: put the reason in it.
-            let id = format!("{name} did not start");
-            pipeline.event(TestEvent::Test(crate::event::Node {
-                id: id.clone(),
-                name: id.clone(),
-                kind: crate::event::NodeKind::Test,
-                ..Default::default()
-            }))?;
             let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
-            fail(pipeline, id, hint.clone(), Some(details))?;
+            did_not_start(pipeline, name, hint.clone(), Some(details))?;
             self.setup_failure = Some(hint);
         }
         Ok(())
@@ -664,6 +669,24 @@ impl State {
         }
         code
     }
+}
+
+/// A failed test `<name> did not start` saying why: an IDE user sees the
+/// tree, not stderr.
+fn did_not_start<W: Write>(
+    pipeline: &mut Pipeline<W>,
+    name: &str,
+    why: String,
+    details: Option<String>,
+) -> io::Result<()> {
+    let id = format!("{name} did not start");
+    pipeline.event(TestEvent::Test(crate::event::Node {
+        id: id.clone(),
+        name: id.clone(),
+        kind: crate::event::NodeKind::Test,
+        ..Default::default()
+    }))?;
+    fail(pipeline, id, why, details)
 }
 
 /// Gives the test `id` a failed (error) verdict.

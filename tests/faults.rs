@@ -511,8 +511,18 @@ fn pytest_not_installed_exits_69_with_one_line() {
     assert_sound(&run, 69);
     assert_contains(
         &tcrunner_line(&run),
+        "cannot start /nonexistent/bin/python: No such file or directory",
+        &run,
+    );
+    assert_contains(
+        &run.failure_of("pytest did not start"),
         "cannot start /nonexistent/bin/python",
         &run,
+    );
+    assert_eq!(
+        run.count(&["##teamcity[testingFinished]"]),
+        1,
+        "the stream ends whole"
     );
 }
 
