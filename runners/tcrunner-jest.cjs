@@ -11,6 +11,16 @@
 //! `onTestFileResult(test, TestResult)` with `testResults` (skipped tests only
 //! show up here), `console`, `testExecError`; `globalConfig.testNamePattern`.
 //! No dependencies: `pretty-format` is borrowed from the project when present.
+//!
+//! Node ids: a file is its absolute path; a describe is the JSON array
+//! `[file, ...titles]`; a test is `[file, ...titles, title, n]`, where n
+//! numbers tests with the same titles. Pseudo-tests (`n` = -1) carry what no
+//! test carries: `Test suite failed to run` (the file did not load) and
+//! `afterAll hook` (testExecError after the tests ran). Tests are declared
+//! when they start, before jest knows their location, so a started test's
+//! `line` comes from a scan of the file for a unique literal title (none for
+//! `test.each` rows or repeated titles); skipped and todo tests get jest's.
+//! Console output reaches the reporter only per file (none with --verbose).
 
 const fs = require('fs');
 const path = require('path');
@@ -198,9 +208,8 @@ function describeFailure(result, rootDir) {
 
 /** One test file's part of the tree, keyed by `test.path`. */
 class FileState {
-  constructor(file, name) {
+  constructor(file) {
     this.file = file;
-    this.name = name;
     this.id = file;
     this.suites = new Map(); // ancestor titles joined by NUL -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
@@ -319,7 +328,7 @@ class TcrunnerJestReporter {
     let state = this._files.get(file);
     if (!state) {
       const name = path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
-      state = new FileState(file, name);
+      state = new FileState(file);
       this._files.set(file, state);
       this._sink.send({ ev: 'suite', id: file, name, kind: 'file', file, hint: `file://${file}` });
     }

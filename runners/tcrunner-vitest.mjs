@@ -13,6 +13,18 @@
 //! `note`, `diagnostic().duration`), `TestError` (`name`, `message`, `stack`,
 //! `diff`, `expected`, `actual`, `cause`), console logs by `taskId`, and
 //! `vitest.config.testNamePattern`.
+//!
+//! Node ids: a file is its absolute path (`[project, path]` in a named
+//! project); a describe is the JSON array `[file, ...titles]`; a test is
+//! `[file, ...titles, title, n]`, where n numbers tests with the same titles.
+//! A module's whole tree is declared when it is collected, so console output
+//! (buffered by taskId, sent before the test's `finished`) always has a node.
+//! Tests that a failing beforeAll kept from running arrive as skipped; they
+//! wait for their suite to report and become errors carrying the hook's
+//! error. Pseudo-tests (`n` < 0): `afterAll hook` for a suite's or module's
+//! errors that no test carries, one named after the error (`Error`,
+//! `SyntaxError`) per load error of a module, and a top-level
+//! `Unhandled error` per error vitest reports outside any test.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
