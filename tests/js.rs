@@ -8,7 +8,7 @@ mod util;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use util::{assert_clean, messages, output, path, tcrunner, tests_by_path, TestOutcome};
+use util::{assert_clean, assert_matches_model, messages, output, path, tcrunner, tests_by_path};
 
 /// A fixture install under target/node (scripts/setup-node.sh).
 fn node_project(name: &str) -> PathBuf {
@@ -61,51 +61,6 @@ fn model(name: &str) -> BTreeMap<String, serde_json::Value> {
         }
     }
     tests
-}
-
-fn verdict(outcome: &str) -> &'static str {
-    match outcome {
-        "passed" | "xpass" => "passed",
-        "failed" => "failed",
-        "error" => "error",
-        "skipped" | "xfail" | "todo" => "ignored",
-        other => panic!("unknown outcome {other}"),
-    }
-}
-
-fn assert_matches_model(
-    name: &str,
-    found: &BTreeMap<String, TestOutcome>,
-    model: &BTreeMap<String, serde_json::Value>,
-) {
-    let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
-    let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "{name}: missing: {missing:#?}\nnot in the model: {extra:#?}"
-    );
-    for (key, spec) in model {
-        let got = &found[key];
-        let want = verdict(spec["outcome"].as_str().unwrap());
-        assert_eq!(got.verdict, want, "{name}: {key}: {got:?}");
-        if let Some(message) = spec["message"].as_str().filter(|_| want != "passed") {
-            assert_eq!(
-                got.message.as_deref(),
-                Some(message),
-                "{name}: {key}: message"
-            );
-        }
-        assert_eq!(
-            got.expected.as_deref(),
-            spec["expected"].as_str(),
-            "{name}: {key}: expected"
-        );
-        assert_eq!(
-            got.actual.as_deref(),
-            spec["actual"].as_str(),
-            "{name}: {key}: actual"
-        );
-    }
 }
 
 fn outcomes_match_the_model(name: &str) {

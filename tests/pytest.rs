@@ -6,12 +6,15 @@ mod util;
 
 use std::collections::BTreeMap;
 
-use util::{assert_clean, messages, output, path, python, tcrunner, tests_by_path, TestOutcome};
+use util::{
+    assert_clean, assert_matches_model, messages, output, path, python, tcrunner, tests_by_path,
+    verdict,
+};
 
 const FIXTURE: &str = "tests/fixtures/pytest";
 
-/// Runs tcrunner on the fixture; returns (exit code, stdout).
-fn run(version: u32, args: &[&str]) -> (i32, Vec<u8>) {
+/// Runs tcrunner on the fixture with pytest `version`.
+fn run_full(version: u32, args: &[&str]) -> std::process::Output {
     let project = path(FIXTURE);
     let python = python(version);
     let mut all = vec![
@@ -21,7 +24,12 @@ fn run(version: u32, args: &[&str]) -> (i32, Vec<u8>) {
         python.to_str().unwrap(),
     ];
     all.extend_from_slice(args);
-    let out = output(&mut tcrunner(&all));
+    output(&mut tcrunner(&all))
+}
+
+/// Runs tcrunner on the fixture; returns (exit code, stdout).
+fn run(version: u32, args: &[&str]) -> (i32, Vec<u8>) {
+    let out = run_full(version, args);
     (out.status.code().unwrap_or(-1), out.stdout)
 }
 
@@ -47,17 +55,6 @@ fn id_to_path(id: &str) -> Vec<String> {
     parts.push(id[start..].to_owned());
     let file = parts.remove(0);
     file.split('/').map(str::to_owned).chain(parts).collect()
-}
-
-/// The IDE's three verdicts from our outcome names.
-fn verdict(outcome: &str) -> &'static str {
-    match outcome {
-        "passed" | "xpass" => "passed",
-        "failed" => "failed",
-        "error" => "error",
-        "skipped" | "xfail" | "todo" => "ignored",
-        other => panic!("unknown outcome {other} in the model"),
-    }
 }
 
 /// The model's tests for this run, keyed like [`tests_by_path`].
@@ -96,36 +93,15 @@ fn model(version: u32, doctests: bool) -> BTreeMap<String, serde_json::Value> {
     tests
 }
 
-fn assert_matches_model(
-    found: &BTreeMap<String, TestOutcome>,
-    model: &BTreeMap<String, serde_json::Value>,
-) {
-    let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
-    let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "missing from the stream: {missing:#?}\nnot in the model: {extra:#?}"
-    );
-    for (key, spec) in model {
-        let got = &found[key];
-        let want = verdict(spec["outcome"].as_str().unwrap());
-        assert_eq!(got.verdict, want, "{key}: verdict ({got:?})");
-        // A pass carries no message in the stream (an xpass's reason is pytest's only).
-        if let Some(message) = spec["message"].as_str().filter(|_| want != "passed") {
-            assert_eq!(got.message.as_deref(), Some(message), "{key}: message");
-        }
-        let expected = spec["expected"].as_str();
-        let actual = spec["actual"].as_str();
-        assert_eq!(got.expected.as_deref(), expected, "{key}: expected");
-        assert_eq!(got.actual.as_deref(), actual, "{key}: actual");
-    }
-}
-
 fn outcomes_match_the_model(version: u32) {
     let (code, stream) = run(version, &[]);
     assert_eq!(code, 1, "tests fail on purpose: pytest's exit code 1");
     assert_clean(&stream);
-    assert_matches_model(&tests_by_path(&stream), &model(version, false));
+    assert_matches_model(
+        &format!("pytest {version}"),
+        &tests_by_path(&stream),
+        &model(version, false),
+    );
 }
 
 #[test]
@@ -143,7 +119,11 @@ fn doctests_run_with_doctest_modules() {
     let (code, stream) = run(9, &["--", "--doctest-modules"]);
     assert_eq!(code, 1);
     assert_clean(&stream);
-    assert_matches_model(&tests_by_path(&stream), &model(9, true));
+    assert_matches_model(
+        "pytest 9 --doctest-modules",
+        &tests_by_path(&stream),
+        &model(9, true),
+    );
 }
 
 #[test]
@@ -404,16 +384,7 @@ fn what_to_run_errors_are_one_line_with_documented_codes() {
         (&["--path", "no/such/dir"], 66, "--path no/such/dir"),
     ];
     for (args, code, mention) in cases {
-        let project = path(FIXTURE);
-        let python = python(9);
-        let mut all = vec![
-            "--project",
-            project.to_str().unwrap(),
-            "--python",
-            python.to_str().unwrap(),
-        ];
-        all.extend_from_slice(args);
-        let out = output(&mut tcrunner(&all));
+        let out = run_full(9, args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(*code), "{args:?}: {stderr}");
         assert_eq!(

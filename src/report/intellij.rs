@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::{failure_message, Emitter};
-use crate::event::{LogLevel, Stream, Verdict};
+use super::{failure, failure_message, log_message, Emitter, STOPPED};
+use crate::event::{Stream, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
 pub(crate) struct Intellij<W: Write> {
@@ -68,14 +68,7 @@ impl<W: Write> Reporter for Intellij<W> {
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
-                        let mut msg = with_ids("testFailed", node)
-                            .with("message", failure_message(result))
-                            .with("details", result.details.as_deref().unwrap_or(""));
-                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
-                            msg.push("type", "comparisonFailure");
-                            msg.push("expected", expected.as_str());
-                            msg.push("actual", actual.as_str());
-                        }
+                        let mut msg = failure(with_ids("testFailed", node), result);
                         if result.outcome == crate::event::Outcome::Error {
                             msg.push("error", "true");
                         }
@@ -96,10 +89,7 @@ impl<W: Write> Reporter for Intellij<W> {
             TreeEvent::Stopped(node) => {
                 self.out.send(
                     with_ids("testIgnored", node)
-                        .with(
-                            "message",
-                            "stopped: the run ended before this test finished",
-                        )
+                        .with("message", STOPPED)
                         .with("stopped", "true"),
                 )?;
                 self.out.send(with_ids("testFinished", node))
@@ -107,18 +97,7 @@ impl<W: Write> Reporter for Intellij<W> {
             TreeEvent::SuiteFinished(node) => self
                 .out
                 .send(with_ids("testSuiteFinished", node).with("name", node.node.name.as_str())),
-            TreeEvent::Log { level, text } => {
-                let status = match level {
-                    LogLevel::Info => "NORMAL",
-                    LogLevel::Warning => "WARNING",
-                    LogLevel::Error => "ERROR",
-                };
-                self.out.send(
-                    Message::new("message")
-                        .with("text", text)
-                        .with("status", status),
-                )
-            }
+            TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }
     }
 }

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use tcrunner_protocol::{Message, Timestamp, Writer};
 
 use crate::cli::{Dialect, OutputConfig};
-use crate::event::{Outcome, Stream, TestEvent, TestResult};
+use crate::event::{LogLevel, Outcome, Stream, TestEvent, TestResult};
 use crate::tree::{Reporter, Tree, TreeEvent};
 use passthrough::{Piece, TextFilter};
 
@@ -65,6 +65,34 @@ impl Summary {
     pub(crate) fn any_failed(&self) -> bool {
         self.failed + self.errors + self.stopped > 0
     }
+}
+
+/// Why a test that never finished was closed.
+const STOPPED: &str = "stopped: the run ended before this test finished";
+
+/// `base` (a `testFailed` naming the test) with the failure's message,
+/// details, and the comparison when both values are known.
+fn failure(mut base: Message, result: &TestResult) -> Message {
+    base.push("message", failure_message(result));
+    base.push("details", result.details.as_deref().unwrap_or(""));
+    if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
+        base.push("type", "comparisonFailure");
+        base.push("expected", expected.as_str());
+        base.push("actual", actual.as_str());
+    }
+    base
+}
+
+/// A run-level note as a `message` with TeamCity's status words.
+fn log_message(level: LogLevel, text: &str) -> Message {
+    let status = match level {
+        LogLevel::Info => "NORMAL",
+        LogLevel::Warning => "WARNING",
+        LogLevel::Error => "ERROR",
+    };
+    Message::new("message")
+        .with("text", text)
+        .with("status", status)
 }
 
 /// The message text of a failed or ignored test.

@@ -15,8 +15,8 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::{failure_message, Emitter};
-use crate::event::{LogLevel, NodeKind, Stream, Verdict};
+use super::{failure, failure_message, log_message, Emitter, STOPPED};
+use crate::event::{NodeKind, Stream, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
 pub(crate) struct Teamcity<W: Write> {
@@ -235,16 +235,12 @@ impl<W: Write> Reporter for Teamcity<W> {
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
-                        let mut msg = Message::new("testFailed")
-                            .with("name", name.as_str())
-                            .with("flowId", flow.as_str())
-                            .with("message", failure_message(result))
-                            .with("details", result.details.as_deref().unwrap_or(""));
-                        if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
-                            msg.push("type", "comparisonFailure");
-                            msg.push("expected", expected.as_str());
-                            msg.push("actual", actual.as_str());
-                        }
+                        let msg = failure(
+                            Message::new("testFailed")
+                                .with("name", name.as_str())
+                                .with("flowId", flow.as_str()),
+                            result,
+                        );
                         self.out.send(msg)?;
                     }
                     Verdict::Ignored => self.out.send(
@@ -273,10 +269,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                     Message::new("testIgnored")
                         .with("name", name.as_str())
                         .with("flowId", flow.as_str())
-                        .with(
-                            "message",
-                            "stopped: the run ended before this test finished",
-                        ),
+                        .with("message", STOPPED),
                 )?;
                 self.out.send(
                     Message::new("testFinished")
@@ -321,18 +314,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                         .with("flowId", named.flow),
                 )
             }
-            TreeEvent::Log { level, text } => {
-                let status = match level {
-                    LogLevel::Info => "NORMAL",
-                    LogLevel::Warning => "WARNING",
-                    LogLevel::Error => "ERROR",
-                };
-                self.out.send(
-                    Message::new("message")
-                        .with("text", text)
-                        .with("status", status),
-                )
-            }
+            TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }
     }
 }

@@ -790,3 +790,54 @@ pub fn tests_by_path(stream: &[u8]) -> std::collections::BTreeMap<String, TestOu
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
+
+/// The IDE's three verdicts (plus `error`) from an outcome name of the event
+/// protocol, as the fixture models write them.
+pub fn verdict(outcome: &str) -> &'static str {
+    match outcome {
+        "passed" | "xpass" => "passed",
+        "failed" => "failed",
+        "error" => "error",
+        "skipped" | "xfail" | "todo" => "ignored",
+        other => panic!("unknown outcome {other} in a model"),
+    }
+}
+
+/// Asserts a stream's tests are exactly a fixture model's, test by test:
+/// verdict, message (where the model gives one and the test did not pass),
+/// expected and actual.
+pub fn assert_matches_model(
+    label: &str,
+    found: &std::collections::BTreeMap<String, TestOutcome>,
+    model: &std::collections::BTreeMap<String, serde_json::Value>,
+) {
+    let missing: Vec<&String> = model.keys().filter(|k| !found.contains_key(*k)).collect();
+    let extra: Vec<&String> = found.keys().filter(|k| !model.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{label}: missing from the stream: {missing:#?}\nnot in the model: {extra:#?}"
+    );
+    for (key, spec) in model {
+        let got = &found[key];
+        let want = verdict(spec["outcome"].as_str().unwrap());
+        assert_eq!(got.verdict, want, "{label}: {key}: verdict ({got:?})");
+        // A pass carries no message in the stream.
+        if let Some(message) = spec["message"].as_str().filter(|_| want != "passed") {
+            assert_eq!(
+                got.message.as_deref(),
+                Some(message),
+                "{label}: {key}: message"
+            );
+        }
+        assert_eq!(
+            got.expected.as_deref(),
+            spec["expected"].as_str(),
+            "{label}: {key}: expected"
+        );
+        assert_eq!(
+            got.actual.as_deref(),
+            spec["actual"].as_str(),
+            "{label}: {key}: actual"
+        );
+    }
+}
