@@ -11,16 +11,30 @@ use crate::tree::{Opened, Reporter, TreeEvent};
 
 pub(crate) struct Intellij<W: Write> {
     pub(super) out: Emitter<W>,
+    /// Part of an outer run (`--offset` > 0): the outer runner starts and
+    /// finishes testing, so `testingStarted`/`testingFinished` would end it early.
+    pub(super) embedded: bool,
+    /// `_jb_do_not_call_enter_matrix` is set (PyCharm's tox runner sets it
+    /// for child runs): no `enteredTheMatrix` and no `testCount`.
+    pub(super) no_matrix: bool,
 }
 
 impl<W: Write> Intellij<W> {
     pub(crate) fn start(&mut self) -> io::Result<()> {
-        self.out.send(Message::new("enteredTheMatrix"))?;
-        self.out.send(Message::new("testingStarted"))
+        if !self.no_matrix {
+            self.out.send(Message::new("enteredTheMatrix"))?;
+        }
+        if !self.embedded {
+            self.out.send(Message::new("testingStarted"))?;
+        }
+        Ok(())
     }
 
     pub(crate) fn end(&mut self) -> io::Result<()> {
-        self.out.send(Message::new("testingFinished"))
+        if !self.embedded {
+            self.out.send(Message::new("testingFinished"))?;
+        }
+        Ok(())
     }
 }
 
@@ -31,6 +45,7 @@ fn with_ids(name: &str, node: &Opened) -> Message {
 impl<W: Write> Reporter for Intellij<W> {
     fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
+            TreeEvent::Count(_) if self.no_matrix => Ok(()),
             TreeEvent::Count(count) => self
                 .out
                 .send(Message::new("testCount").with("count", count.to_string())),

@@ -324,7 +324,11 @@ impl<W: Write> Pipeline<W> {
         };
         let mut dialect = match config.dialect {
             Dialect::Intellij => {
-                let mut r = intellij::Intellij { out: emitter };
+                let mut r = intellij::Intellij {
+                    out: emitter,
+                    embedded: config.offset > 0,
+                    no_matrix: std::env::var_os("_jb_do_not_call_enter_matrix").is_some(),
+                };
                 r.start()?;
                 Dialected::Intellij(r)
             }
