@@ -284,7 +284,16 @@ impl<W: Write> Reporter for Counting<W> {
                 self.release(node, false)?;
                 self.dialect.report(TreeEvent::Stopped(node))
             }
-            other => self.dialect.report(other),
+            // Listed, not `_`, so a new event is a compile error here too.
+            event @ (TreeEvent::Count(_)
+            | TreeEvent::Started(_)
+            | TreeEvent::Output { .. }
+            | TreeEvent::SuiteFinished(_)
+            | TreeEvent::Log { .. }
+            | TreeEvent::TreeSuite(_)
+            | TreeEvent::TreeTest(_)
+            | TreeEvent::TreeSuiteEnd(_)
+            | TreeEvent::TreeEnded) => self.dialect.report(event),
         }
     }
 }
