@@ -13,11 +13,17 @@ use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::report::{Pipeline, Summary};
 
-/// How long the output pipes may stay open after the framework's main
-/// process exits before we call it a leak: something the tests started
-/// still holds them (cargo-nextest's leak timeout is 100 ms; a loaded
-/// machine needs longer to let worker processes wind down).
+/// How long the output pipes may stay open and silent after the
+/// framework's main process exits before we call it a leak: something the
+/// tests started still holds them (cargo-nextest's leak timeout is 100 ms; a
+/// loaded machine needs longer to let worker processes wind down). Silent:
+/// output still draining to a slow consumer is not a leak.
 const LEAK_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// After the main process exits, the most time a leaked process that keeps
+/// writing gets before its group is killed, and the most time we then keep
+/// reading what it (or something outside the group) still sends.
+const LEAK_CAP: Duration = Duration::from_secs(10);
 
 /// How much longer than `--timeout` a test may run before tcrunner stops
 /// the run itself. The framework enforces the limit first, in-process (jest
@@ -326,24 +332,41 @@ impl State {
         limits: &Limits,
     ) -> io::Result<Ending> {
         let mut exited_at: Option<Instant> = None;
+        let mut leak_killed_at: Option<Instant> = None;
+        // Set after each input is handled, so time spent writing to a slow
+        // consumer never counts as silence.
+        let mut last_input = Instant::now();
         loop {
             if child.streams_closed() && self.status.is_some() {
                 return Ok(Ending::Exited);
             }
             let now = Instant::now();
-            if exited_at.is_some_and(|at| now >= at + LEAK_TIMEOUT) {
-                let text = format!(
-                    "a process started by the tests still held {}'s output open {} s after it exited; killed its process group",
-                    self.name,
-                    LEAK_TIMEOUT.as_secs_f64()
-                );
-                note(&format!("warning: {text}"));
-                pipeline.event(TestEvent::Log {
-                    level: LogLevel::Warning,
-                    text,
-                })?;
-                child.signal(libc::SIGKILL);
-                return Ok(Ending::Exited);
+            if let Some(exited) = exited_at {
+                let silent = now >= last_input + LEAK_TIMEOUT;
+                match leak_killed_at {
+                    None if silent || now >= exited + LEAK_CAP => {
+                        let text = format!(
+                            "a process started by the tests still held {}'s output open {} s after it exited; killed its process group",
+                            self.name,
+                            secs(LEAK_TIMEOUT.as_secs_f64())
+                        );
+                        note(&format!("warning: {text}"));
+                        pipeline.event(TestEvent::Log {
+                            level: LogLevel::Warning,
+                            text,
+                        })?;
+                        child.signal(libc::SIGKILL);
+                        leak_killed_at = Some(now);
+                    }
+                    // What the killed processes wrote is still read; then,
+                    // if something outside the group holds the pipes, we go.
+                    Some(killed)
+                        if silent && now >= killed + LEAK_TIMEOUT || now >= killed + LEAK_CAP =>
+                    {
+                        return Ok(Ending::Exited);
+                    }
+                    _ => {}
+                }
             }
             if self.status.is_none() {
                 if let Some(expired) = self.expired(now, limits) {
@@ -361,7 +384,7 @@ impl State {
                 return Ok(Ending::OutputGone);
             }
             let wait = self
-                .next_deadline(limits, exited_at)
+                .next_deadline(limits)
                 .map_or(TICK, |d| d.saturating_duration_since(now).min(TICK));
             let Some(input) = child.next(Some(wait)) else {
                 continue;
@@ -396,6 +419,7 @@ impl State {
                     })?;
                 }
             }
+            last_input = Instant::now();
         }
     }
 
@@ -464,7 +488,8 @@ impl State {
             .then(|| Expired::Tests(late.into_iter().map(|(id, _)| id.clone()).collect()))
     }
 
-    fn next_deadline(&self, limits: &Limits, exited_at: Option<Instant>) -> Option<Instant> {
+    /// The next time limit; leaks are watched at [`TICK`]s.
+    fn next_deadline(&self, limits: &Limits) -> Option<Instant> {
         let running = self.status.is_none();
         let test = limits
             .test
@@ -475,10 +500,7 @@ impl State {
             .signalled
             .filter(|_| running)
             .map(|(_, at)| at + limits.grace);
-        [test, session, grace, exited_at.map(|at| at + LEAK_TIMEOUT)]
-            .into_iter()
-            .flatten()
-            .min()
+        [test, session, grace].into_iter().flatten().min()
     }
 
     /// Stops what still runs and reports, for each test left running, why

@@ -753,6 +753,37 @@ fn a_hundred_megabytes_of_output_arrive_whole_in_bounded_memory() {
     assert!(peak > 0 && peak < 64 * 1024, "peak RSS {peak} KiB");
 }
 
+/// A consumer that reads slowly keeps output draining well after pytest
+/// exits: that is not a leak, and nothing may be dropped.
+#[test]
+fn a_slow_consumer_loses_nothing_and_is_not_a_leak() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--target",
+            "test_huge.py::test_hundred_megabytes",
+            "--",
+            "-s",
+        ])
+        .env("FAULT_MB", "4")
+        .throttle_stdout(Duration::from_millis(10))
+        .run(LIMIT);
+    assert_sound(&run, 0);
+    let mut line = b"0123456789abcdef".repeat(64);
+    line.pop();
+    let lines = run
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| *l == line.as_slice())
+        .count();
+    assert_eq!(lines, 4 * 1024, "every line arrives");
+    assert!(
+        !run.stderr.contains("still held"),
+        "no leak: {}",
+        run.stderr
+    );
+}
+
 /// The same 100 MB captured by pytest: it reaches tcrunner as one event
 /// line, and arrives as 50,000-character testStdOut chunks.
 #[test]

@@ -157,6 +157,8 @@ fn copy_dir(from: &Path, to: &Path) {
 pub struct Tcrunner {
     command: Command,
     marker: String,
+    /// A pause after each 4 KB read from stdout (a slow consumer).
+    throttle: Option<Duration>,
 }
 
 impl Tcrunner {
@@ -171,7 +173,11 @@ impl Tcrunner {
             .env_remove("TEAMCITY_VERSION")
             .env_remove("VIRTUAL_ENV")
             .stdin(Stdio::null());
-        Tcrunner { command, marker }
+        Tcrunner {
+            command,
+            marker,
+            throttle: None,
+        }
     }
 
     /// `tcrunner --project <project> --python <pytest 9 interpreter>`.
@@ -202,6 +208,12 @@ impl Tcrunner {
         self
     }
 
+    /// Reads tcrunner's stdout slowly: 4 KB, then `pause`, and so on.
+    pub fn throttle_stdout(&mut self, pause: Duration) -> &mut Tcrunner {
+        self.throttle = Some(pause);
+        self
+    }
+
     /// The marker every process of this run carries in its environment.
     pub fn marker(&self) -> &str {
         &self.marker
@@ -213,11 +225,15 @@ impl Tcrunner {
         let mut child = self.command.spawn().expect("start tcrunner");
         let (tx, rx) = mpsc::channel();
         let mut stdout = child.stdout.take().expect("piped");
+        let throttle = self.throttle;
         thread::spawn(move || {
-            let mut buf = vec![0u8; 64 * 1024];
+            let mut buf = vec![0u8; if throttle.is_some() { 4096 } else { 64 * 1024 }];
             while let Ok(n) = stdout.read(&mut buf) {
                 if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
                     break;
+                }
+                if let Some(pause) = throttle {
+                    thread::sleep(pause);
                 }
             }
         });
