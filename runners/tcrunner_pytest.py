@@ -28,6 +28,9 @@ How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
 - Under xdist only the controller writes. Collection happens in the workers, so
   tests and their suites are declared from each report's node id and location
   just before they start, and suites are left for tcrunner to close.
+- With ``TCRUNNER_TEST_TIMEOUT=<seconds>`` (tcrunner's ``--timeout``) a test
+  that outlives the limit fails with ``timed out after N s`` and the run goes
+  on (``_Alarm``; tcrunner's own backstop stops the run only later).
 """
 
 import ast
@@ -37,6 +40,9 @@ import os
 import pprint
 import re
 import select
+import signal
+import threading
+import time
 import unittest
 
 import pytest
@@ -46,6 +52,7 @@ __unittest = True
 
 _REPORTER = "tcrunner-reporter"
 _PROBE = "tcrunner-probe"
+_ALARM = "tcrunner-alarm"
 _COLLECTION = "<collection>"
 _ROOT_IDS = ("", ".")
 # Comparisons larger than this (expected + actual) are not sent: the diff
@@ -81,6 +88,9 @@ def pytest_configure(config):
     if manager.has_plugin(_PROBE):
         return
     manager.register(_Probe(), _PROBE)
+    limit = _test_timeout()
+    if limit is not None:
+        manager.register(_Alarm(config, *limit), _ALARM)
     if hasattr(config, "workerinput") or _reporting:
         return  # an xdist worker (the controller reports), or a nested session
     writer = _open_channel()
@@ -186,7 +196,11 @@ class _Probe:
 
 def _classify(report, exc, comparison):
     name = type(exc).__name__
-    if name in ("DocTestFailure", "MultipleDoctestFailures"):
+    if isinstance(exc, TimedOut):
+        report.tcrunner_kind = "error"
+        report.tcrunner_message = str(exc)
+        report.tcrunner_timed_out = True
+    elif name in ("DocTestFailure", "MultipleDoctestFailures"):
         failure = exc.failures[0] if name == "MultipleDoctestFailures" else exc
         report.tcrunner_kind = "failed"
         report.tcrunner_comparison = [failure.example.want.rstrip("\n"), failure.got.rstrip("\n")]
@@ -198,6 +212,152 @@ def _classify(report, exc, comparison):
             report.tcrunner_comparison = list(comparison)
     else:
         report.tcrunner_kind = "error"
+
+
+# --- the per-test time limit (tcrunner --timeout) ------------------------------
+
+
+class TimedOut(BaseException):
+    """A test ran past tcrunner's ``--timeout``.
+
+    A BaseException, like pytest's own outcomes, so that ``except Exception``
+    or ``pytest.raises(Exception)`` in the test cannot swallow it.
+    """
+
+
+def _test_timeout():
+    """``(seconds, text)`` from ``TCRUNNER_TEST_TIMEOUT``, or None when unset,
+    unusable, or the platform has no ``setitimer`` (Windows)."""
+    text = os.environ.get("TCRUNNER_TEST_TIMEOUT", "").strip()
+    if not text or not hasattr(signal, "setitimer"):
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    if not 0 < seconds < float("inf"):  # also refuses nan
+        return None
+    # tcrunner formats the limit as the user typed it (`1`, `0.5`): echo that.
+    return seconds, text
+
+
+class _Alarm:
+    """Fails a test that outlives ``TCRUNNER_TEST_TIMEOUT`` seconds and lets the
+    run go on (issue 5; tcrunner's run loop stops the whole run only when a
+    test outlives the limit by its backstop margin).
+
+    One deadline per test, from the start of its setup: setup, call and
+    teardown together get the limit, as tcrunner's own clock counts from the
+    test's start to its end (and as pytest-timeout does by default). An
+    ``ITIMER_REAL`` alarm is armed only while a phase runs on the main thread,
+    never between phases (pytest's reporting must not be interrupted), and is
+    always disarmed with the previous SIGALRM handler put back.
+
+    Left alone: a test that pytest-timeout limits itself, a test for which an
+    ``ITIMER_REAL`` alarm is already running (a conftest's, pytest-timeout's
+    signal method), and a SIGALRM handler installed from C.
+
+    The handler raises ``TimedOut`` wherever the test is, so the failure's
+    traceback shows where it was stuck; the verdict is an ``error`` with the
+    message ``timed out after N s``, which tcrunner recognises. A test that
+    catches it anyway still gets that verdict when the phase ends.
+    """
+
+    def __init__(self, config, seconds, text):
+        self.config = config
+        self.seconds = seconds
+        self.message = "timed out after %s s" % text
+        self.deadline = None  # monotonic time the running test must end by
+        self.fired = None  # the TimedOut raised in the running test, if any
+        self.armed = False  # the handler may raise: a timed phase is running
+
+    def _on_alarm(self, signum, frame):
+        __tracebackhide__ = True
+        if self.armed:  # not in the instant between a phase's end and disarming
+            self.armed = False
+            self.fired = TimedOut(self.message)
+            raise self.fired
+
+    def _timed_by_pytest_timeout(self, item):
+        """Whether pytest-timeout limits this test (its ``--timeout``, ``timeout``
+        ini option, ``PYTEST_TIMEOUT`` or a ``timeout`` marker)."""
+        manager = self.config.pluginmanager
+        if not (manager.has_plugin("timeout") or manager.has_plugin("pytest_timeout")):
+            return False
+        if item.get_closest_marker("timeout") is not None:
+            return True
+        values = [self.config.getoption("timeout", None), os.environ.get("PYTEST_TIMEOUT")]
+        try:
+            values.append(self.config.getini("timeout"))
+        except (ValueError, KeyError):
+            pass
+        for value in values:
+            try:
+                if value is not None and value != "" and float(value) > 0:
+                    return True
+            except (TypeError, ValueError):
+                pass
+        return False
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item):
+        __tracebackhide__ = True
+        self.deadline = None
+        self.fired = None
+        if threading.current_thread() is threading.main_thread() and not self._timed_by_pytest_timeout(item):
+            self.deadline = time.monotonic() + self.seconds
+        return (yield from self._phase(False))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item):
+        __tracebackhide__ = True
+        return (yield from self._phase(False))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_teardown(self, item):
+        __tracebackhide__ = True
+        try:
+            return (yield from self._phase(True))
+        finally:
+            self.deadline = None
+
+    def _phase(self, teardown):
+        """Runs one phase (the ``yield``) under the alarm."""
+        __tracebackhide__ = True
+        if self.deadline is None or self.fired is not None:
+            # Not timed, or already timed out: teardown still runs, untimed
+            # (tcrunner's backstop covers a teardown that hangs).
+            return (yield)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            if teardown:
+                return (yield)
+            self.fired = TimedOut(self.message)
+            raise self.fired  # the phase does not start
+        previous = signal.getsignal(signal.SIGALRM)
+        if previous is None or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+            return (yield)  # a handler from C, or someone else's alarm is running
+        signal.signal(signal.SIGALRM, self._on_alarm)
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, left)
+        try:
+            result = yield
+        except (TimedOut, KeyboardInterrupt, pytest.exit.Exception):
+            raise
+        except BaseException as exc:
+            if self.fired is not None:
+                raise self.fired from exc  # it caught ours, then failed
+            raise
+        finally:
+            # In this order: an alarm due now finds the handler disarmed.
+            self.armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        if self.fired is not None:
+            # The test caught ours and went on. Raised again, the same
+            # exception keeps its traceback: where the test was stuck.
+            raise self.fired
+        return result
 
 
 # --- the side channel ----------------------------------------------------------
@@ -598,7 +758,7 @@ class _Reporter:
                 self._failure(run, report)
         elif when == "setup":
             run.outcome = "error"
-            run.message = "test setup failed: " + _summary(report.longrepr)
+            run.message = _timed_out(report) or "test setup failed: " + _summary(report.longrepr)
             run.details = report.longreprtext
         elif when != "teardown":
             # "???": the xdist worker running the test crashed.
@@ -611,7 +771,7 @@ class _Reporter:
         else:
             # The teardown's failure is the test's (see the module docstring).
             run.outcome = "error"
-            run.message = "test teardown failed: " + _summary(report.longrepr)
+            run.message = _timed_out(report) or "test teardown failed: " + _summary(report.longrepr)
             run.details = report.longreprtext
             run.comparison = None
         if when != "setup" and when != "call":
@@ -778,6 +938,12 @@ def _summary(longrepr):
         if line.startswith("E   "):
             return line[1:].strip()
     return _first_line(text)
+
+
+def _timed_out(report):
+    """``timed out after N s`` when the report's phase ran out of time
+    (tcrunner matches that message, so no phase prefix goes in front)."""
+    return getattr(report, "tcrunner_message", None) if getattr(report, "tcrunner_timed_out", False) else None
 
 
 def _guess_kind(report):

@@ -8,6 +8,7 @@
 //! - `tests/test_a.py::test_eval[6*9-42]`, `tests/test_a.py`;
 //! - dotted `pkg.mod.Class.test` and bare modules `tests.test_a`, resolved
 //!   against the project's files (the longest prefix naming a `.py` file).
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{os_args, write_runner, Framework, Launch, Request, SetupError};
@@ -15,6 +16,10 @@ use crate::process::Spec;
 use crate::runners::Runner;
 
 pub(crate) struct Pytest;
+
+/// The per-test limit in seconds (`--timeout`), which our plugin enforces
+/// with an alarm inside pytest (`runners/tcrunner_pytest.py`, `_Alarm`).
+const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
 /// Whether the project looks like a pytest project.
 pub(crate) fn detect(project: &Path) -> bool {
@@ -179,15 +184,22 @@ impl Framework for Pytest {
             }
             _ => runner_dir.into_os_string(),
         };
+        let mut env: Vec<(OsString, OsString)> = vec![
+            ("PYTHONPATH".into(), python_path),
+            // Live output with `-s`; pytest captures everything else anyway.
+            ("PYTHONUNBUFFERED".into(), "1".into()),
+            ("PYTEST_RUN_CONFIG".into(), "True".into()),
+        ];
+        if let Some(secs) = request.test_timeout {
+            // The plugin's per-test alarm fails only the test that ran too
+            // long (issue 5). Seconds as the user typed them (`1`, `0.5`):
+            // the plugin echoes them in `timed out after N s`.
+            env.push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
+        }
         let spec = Spec {
             program: interpreter(request),
             args: os_args(&args),
-            env: vec![
-                ("PYTHONPATH".into(), python_path),
-                // Live output with `-s`; pytest captures everything else anyway.
-                ("PYTHONUNBUFFERED".into(), "1".into()),
-                ("PYTEST_RUN_CONFIG".into(), "True".into()),
-            ],
+            env,
             cwd: request.project.clone(),
         };
         Ok(Launch {
@@ -206,6 +218,27 @@ impl Framework for Pytest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_test_timeout_reaches_the_plugin_as_typed() {
+        let env_of = |test_timeout| {
+            let request = Request {
+                project: std::env::temp_dir(),
+                test_timeout,
+                ..Request::default()
+            };
+            let launch = Pytest.launch(&request).unwrap();
+            launch
+                .spec
+                .env
+                .iter()
+                .find(|(key, _)| key == TEST_TIMEOUT_VAR)
+                .map(|(_, value)| value.clone())
+        };
+        assert_eq!(env_of(Some(1.0)), Some("1".into()));
+        assert_eq!(env_of(Some(0.5)), Some("0.5".into()));
+        assert_eq!(env_of(None), None);
+    }
 
     #[test]
     fn targets_translate_as_pycharm_sends_them() {

@@ -1,0 +1,101 @@
+//! `--timeout` inside pytest (issue 5): our plugin's per-test alarm fails
+//! only the test that ran too long, and the run goes on to the next test.
+//! The fixture, tests/fixtures/pytest-timeout, has three tests that outlive
+//! `--timeout 1` (sleeping in the call, in a fixture's setup, and catching
+//! the timeout) between tests that pass.
+mod util;
+
+use std::time::Duration;
+
+use util::{attr, Project, Run, Tcrunner};
+
+/// Generous: a loaded two-core machine must never hit it.
+const LIMIT: Duration = Duration::from_secs(180);
+
+/// The tests that outlive the limit, each sleeping 3 s.
+const TIMED_OUT: [&str; 3] = ["test_sleeps", "test_slow_setup", "test_catches_the_timeout"];
+
+fn run_with_timeout(python: u32) -> Run {
+    let project = Project::copy("pytest-timeout");
+    Tcrunner::new(project.path())
+        .arg("--python")
+        .arg(util::python(python))
+        .args(["--timeout", "1"])
+        .run(LIMIT)
+}
+
+/// The `duration` (ms) of the test named `name`.
+fn duration_of(run: &Run, name: &str) -> u64 {
+    let id = run.node_id(name);
+    let finished = run.message(&["##teamcity[testFinished ", &format!("nodeId='{id}'")]);
+    attr(&finished, "duration")
+        .and_then(|d| d.parse().ok())
+        .unwrap_or_else(|| panic!("no duration on {finished}"))
+}
+
+fn fails_only_the_slow_tests_and_goes_on(python: u32) {
+    let run = run_with_timeout(python);
+    // tcrunner's exit code for a run in which a test ran out of time
+    // (README "Exit codes"), also when the framework failed it itself.
+    run.assert_code(124).assert_clean().assert_no_leftovers();
+    for name in TIMED_OUT {
+        let failure = run.failure_of(name);
+        assert!(
+            failure.contains("message='timed out after 1 s'") && failure.contains("error='true'"),
+            "pytest {python}: {name}: {failure}\n{}",
+            run.describe()
+        );
+        // Interrupted by the alarm, not by the end of its 3 s sleep.
+        let ms = duration_of(&run, name);
+        assert!(
+            (1000..2900).contains(&ms),
+            "pytest {python}: {name} took {ms} ms\n{}",
+            run.describe()
+        );
+    }
+    // The details say where the test was when its time ran out.
+    assert!(
+        run.failure_of("test_sleeps").contains("time.sleep(3)"),
+        "{}",
+        run.describe()
+    );
+    for name in ["test_before", "test_after"] {
+        assert!(
+            run.passed(name),
+            "pytest {python}: {name} should pass: the run goes on\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        !run.stderr.contains("stopping pytest"),
+        "pytest {python}: the backstop must not stop the run\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn pytest9_timeout_fails_only_the_slow_tests_and_the_run_goes_on() {
+    fails_only_the_slow_tests_and_goes_on(9);
+}
+
+#[test]
+fn pytest8_timeout_fails_only_the_slow_tests_and_the_run_goes_on() {
+    fails_only_the_slow_tests_and_goes_on(8);
+}
+
+/// Without `--timeout` the plugin arms nothing: the same tests sleep out
+/// their 3 s and pass (the catching one never sees a timeout).
+#[test]
+fn without_timeout_nothing_is_interrupted() {
+    let project = Project::copy("pytest-timeout");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--target", "test_timeout.py::test_catches_the_timeout"])
+        .run(LIMIT);
+    run.assert_code(0).assert_clean().assert_no_leftovers();
+    assert!(run.passed("test_catches_the_timeout"), "{}", run.describe());
+    assert!(
+        duration_of(&run, "test_catches_the_timeout") >= 2900,
+        "{}",
+        run.describe()
+    );
+}
