@@ -8,6 +8,8 @@ mod convert;
 mod event;
 mod exit;
 mod frameworks;
+#[doc(hidden)]
+pub mod fuzzing;
 mod process;
 mod report;
 mod run;
