@@ -353,7 +353,29 @@ impl Tree {
         Ok(None)
     }
 
-    fn finish_test(&mut self, result: TestResult, out: &mut impl Reporter) -> std::io::Result<()> {
+    fn finish_test(
+        &mut self,
+        mut result: TestResult,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<()> {
+        if self.is_suite(&result.id) {
+            // A verdict on a suite (a source's mistake, or a fixture-level
+            // failure) is kept, as a test of that name inside the suite.
+            let suite = result.id.clone();
+            let name = self
+                .declared
+                .get(&suite)
+                .map_or_else(|| suite.clone(), |n| n.name.clone());
+            result.id = format!("{suite}\u{0}verdict");
+            let node = Node {
+                id: result.id.clone(),
+                parent: Some(suite),
+                name,
+                kind: NodeKind::Test,
+                ..Node::default()
+            };
+            self.declared.insert(result.id.clone(), node);
+        }
         let id = self.open(&result.id, true, out)?;
         // Subtests still running under this test end with it.
         self.close_children(id, out)?;
@@ -369,6 +391,17 @@ impl Tree {
             result: &result,
         })?;
         self.detach(live.opened.parent, id, out)
+    }
+
+    /// Whether `source` names a suite (declared as one, or open as one).
+    fn is_suite(&self, source: &str) -> bool {
+        match self.open_by_source.get(source) {
+            Some(id) => !self.live[id].opened.is_test,
+            None => self
+                .declared
+                .get(source)
+                .is_some_and(|n| n.kind != NodeKind::Test),
+        }
     }
 
     /// Stops every open descendant of `id`, deepest first.
@@ -609,6 +642,22 @@ mod tests {
                 "tree- 4",
                 "tree end"
             ]
+        );
+    }
+
+    #[test]
+    fn a_verdict_on_a_suite_becomes_a_test_inside_it() {
+        let log = run(
+            0,
+            vec![
+                suite("f", None, NodeKind::File),
+                finished("f", Outcome::Error),
+                TestEvent::SuiteDone { id: "f".into() },
+            ],
+        );
+        assert_eq!(
+            log,
+            ["start f 1<0", "start f 2<1", "end 2 Error", "close 1"]
         );
     }
 

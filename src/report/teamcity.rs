@@ -99,21 +99,22 @@ impl<W: Write> Teamcity<W> {
             Some(p) if !p.silent => p.flow.clone(),
             _ => file_flow,
         };
-        let mut own_flow = false;
-        if node.is_test {
-            let running = self.busy.entry(flow.clone()).or_default();
-            if *running > 0 {
-                let child = format!("{flow}.{}", node.id);
-                self.out.send(
-                    Message::new("flowStarted")
-                        .with("flowId", child.as_str())
-                        .with("parent", flow),
-                )?;
-                flow = child;
-                own_flow = true;
-            } else {
-                *running += 1;
-            }
+        // TeamCity nests nothing inside a test and runs one test at a time
+        // per flow: a node under a test (subtests), or a test while another
+        // runs in its flow, gets a child flow of its own.
+        let under_test = parent.is_some_and(|p| p.is_test);
+        let flow_busy = node.is_test && self.busy.get(&flow).is_some_and(|&n| n > 0);
+        let own_flow = under_test || flow_busy;
+        if own_flow {
+            let child = format!("{flow}.{}", node.id);
+            self.out.send(
+                Message::new("flowStarted")
+                    .with("flowId", child.as_str())
+                    .with("parent", flow),
+            )?;
+            flow = child;
+        } else if node.is_test {
+            *self.busy.entry(flow.clone()).or_default() += 1;
         }
         if !own_flow {
             self.arrange(&flow, node.parent)?;
@@ -311,8 +312,13 @@ impl<W: Write> Reporter for Teamcity<W> {
                 self.out.send(
                     Message::new("testSuiteFinished")
                         .with("name", named.name)
-                        .with("flowId", named.flow),
-                )
+                        .with("flowId", named.flow.as_str()),
+                )?;
+                if named.own_flow {
+                    self.out
+                        .send(Message::new("flowFinished").with("flowId", named.flow))?;
+                }
+                Ok(())
             }
             TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }

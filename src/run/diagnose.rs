@@ -1,0 +1,154 @@
+//! Diagnosis: recognising what the framework said (timeouts, no tests, why
+//! it never started) and turning it into verdicts a user sees in the tree.
+use std::io::{self, Write};
+
+use crate::event::{Outcome, TestEvent, TestResult};
+use crate::process::describe;
+
+use crate::report::Pipeline;
+
+/// Whether a failure message is a per-test time limit enforced inside the
+/// framework: our pytest plugin's (`timed out after N s`, which pytest may
+/// prefix with `Failed: `), jest's (`Exceeded timeout of N ms for a test`,
+/// thrown as `Error: thrown: "…"`), vitest's (`Test timed out in Nms.`).
+pub(super) fn is_timeout_message(message: &str) -> bool {
+    let message = message.strip_prefix("Failed: ").unwrap_or(message);
+    let message = message.strip_prefix("Error: ").unwrap_or(message);
+    let message = message.strip_prefix("thrown: \"").unwrap_or(message);
+    message.starts_with("timed out after ")
+        || message.starts_with("Exceeded timeout of ")
+        || message.starts_with("Test timed out in ")
+}
+
+/// A failed test `<name> did not start` saying why: an IDE user sees the
+/// tree, not stderr.
+pub(super) fn did_not_start<W: Write>(
+    pipeline: &mut Pipeline<W>,
+    name: &str,
+    why: String,
+    details: Option<String>,
+) -> io::Result<()> {
+    let id = format!("{name} did not start");
+    pipeline.event(TestEvent::Test(crate::event::Node {
+        id: id.clone(),
+        name: id.clone(),
+        kind: crate::event::NodeKind::Test,
+        ..Default::default()
+    }))?;
+    fail(pipeline, id, why, details)
+}
+
+/// Gives the test `id` a failed (error) verdict.
+pub(super) fn fail<W: Write>(
+    pipeline: &mut Pipeline<W>,
+    id: String,
+    message: String,
+    details: Option<String>,
+) -> io::Result<()> {
+    pipeline.event(TestEvent::Finished(TestResult {
+        id,
+        outcome: Outcome::Error,
+        message: Some(message),
+        details,
+        ..TestResult::default()
+    }))
+}
+
+/// Keeps the last 8 KB of a stream.
+pub(super) fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    const KEEP: usize = 8192;
+    if bytes.len() >= KEEP {
+        tail.clear();
+        tail.extend_from_slice(&bytes[bytes.len() - KEEP..]);
+        return;
+    }
+    tail.extend_from_slice(bytes);
+    let excess = tail.len().saturating_sub(KEEP);
+    tail.drain(..excess);
+}
+
+/// The line in which the framework said it found no tests, when it exits
+/// before loading reporters (jest: `No tests found, exiting with code 1`).
+pub(super) fn no_tests_line(stdout_tail: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stdout_tail);
+    text.lines()
+        .find(|l| l.starts_with("No tests found"))
+        .map(|l| l.trim().to_owned())
+}
+
+/// One line saying why the framework never reported.
+pub(super) fn framework_hint(
+    name: &str,
+    stderr_tail: &[u8],
+    status: Option<std::process::ExitStatus>,
+) -> String {
+    let stderr = String::from_utf8_lossy(stderr_tail);
+    if stderr.contains("No module named pytest") {
+        return "pytest is not installed for this interpreter: install it with `python -m pip install pytest`, or pass --python".into();
+    }
+    if status.and_then(|s| s.code()) == Some(0) {
+        let example = if name == "pytest" {
+            " such as `-p no:tcrunner_pytest`"
+        } else {
+            ""
+        };
+        return format!(
+            "{name} exited with code 0 but tcrunner's reporter inside it never reported: it was not loaded (disabled by an option{example}, or by a plugin)"
+        );
+    }
+    let how = status.map_or_else(|| "stopped".to_owned(), describe);
+    // The line that says what is wrong, else the last one.
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let at = lines
+        .iter()
+        .rposition(|l| l.to_lowercase().contains("error"))
+        .or(lines.len().checked_sub(1));
+    match at {
+        // A heading such as jest's `● Validation Error:` needs its next line.
+        Some(i) if lines[i].ends_with(':') && i + 1 < lines.len() => {
+            format!(
+                "{name} {how} before reporting any test: {} {}",
+                lines[i],
+                lines[i + 1]
+            )
+        }
+        Some(i) => format!("{name} {how} before reporting any test: {}", lines[i]),
+        None => format!("{name} {how} before reporting any test"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::secs;
+
+    #[test]
+    fn in_framework_timeouts_are_recognised() {
+        for message in [
+            "timed out after 2 s",
+            "Failed: timed out after 0.5 s",
+            "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
+            "Error: thrown: \"Exceeded timeout of 1000 ms for a test.\nAdd a timeout value\"",
+            "Error: Test timed out in 2000ms.",
+        ] {
+            assert!(is_timeout_message(message), "{message}");
+        }
+        for message in [
+            "assert 1 == 2",
+            "Error: boom",
+            "a test that timed out after all",
+        ] {
+            assert!(!is_timeout_message(message), "{message}");
+        }
+    }
+
+    #[test]
+    fn seconds_read_as_typed() {
+        assert_eq!(secs(2.0), "2");
+        assert_eq!(secs(0.5), "0.5");
+    }
+}

@@ -1,0 +1,260 @@
+//! Running a framework live: launch, read its three channels, feed the
+//! pipeline, enforce time limits, and turn how it ended into an exit code.
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::cli::RunConfig;
+use crate::exit;
+use crate::frameworks::{self, Any, Request, SetupError};
+use crate::process::Child;
+
+use crate::report::Pipeline;
+
+mod diagnose;
+mod state;
+
+use diagnose::did_not_start;
+use state::{Limits, State};
+
+/// How long the output pipes may stay open and silent after the
+/// framework's main process exits before we call it a leak: something the
+/// tests started still holds them (cargo-nextest's leak timeout is 100 ms; a
+/// loaded machine needs longer to let worker processes wind down). Silent:
+/// output still draining to a slow consumer is not a leak.
+const LEAK_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// After the main process exits, the most time a leaked process that keeps
+/// writing gets before its group is killed, and the most time we then keep
+/// reading what it (or something outside the group) still sends.
+const LEAK_CAP: Duration = Duration::from_secs(10);
+
+/// How much longer than `--timeout` a test may run before tcrunner stops
+/// the run itself. The framework enforces the limit first, in-process (jest
+/// and vitest `--testTimeout`, the pytest plugin's alarm from
+/// [`TEST_TIMEOUT_VAR`]), which fails only that test and lets the run go on;
+/// this is the backstop for a test nothing can interrupt (a busy loop, a
+/// blocked signal, a call into C).
+const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// The longest the run loop sleeps, so it notices a vanished consumer even
+/// while the tests print nothing.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Tells the framework's reporter the per-test limit in seconds (`--timeout`),
+/// for frameworks whose limit our reporter enforces (pytest).
+const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
+
+/// Why a run could not start or finish.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    NoInput(String),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error("cannot start {program}")]
+    Spawn {
+        program: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("writing the output failed")]
+    Output(#[source] io::Error),
+}
+
+impl RunError {
+    pub(crate) fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Usage(_) | RunError::Setup(SetupError::Unsupported { .. }) => exit::USAGE,
+            RunError::NoInput(_) => exit::NO_INPUT,
+            RunError::Setup(SetupError::Unavailable(_)) | RunError::Spawn { .. } => {
+                exit::FRAMEWORK_UNAVAILABLE
+            }
+            RunError::Setup(SetupError::Runner { .. }) | RunError::Output(_) => exit::IO_ERROR,
+        }
+    }
+}
+
+/// How the run ended, before it becomes an exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The framework exited by itself (perhaps after a forwarded signal).
+    Exited,
+    /// A test or the session ran out of time.
+    TimedOut,
+    /// A second signal came, or the framework outlived the grace period after
+    /// the first: the group is killed.
+    Killed,
+    /// Our stdout closed.
+    OutputGone,
+}
+
+/// What ran out of time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Expired {
+    /// `--session-timeout`.
+    Session,
+    /// `--timeout`, for these tests (source ids).
+    Tests(Vec<String>),
+}
+
+/// Runs the configured framework; returns the exit code.
+pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
+    let raw = config.raw;
+    let project = match &raw.project {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()
+            .map_err(|e| RunError::NoInput(format!("current directory: {e}")))?,
+    };
+    if !project.is_dir() {
+        return Err(RunError::NoInput(format!(
+            "--project {}: no such directory",
+            project.display()
+        )));
+    }
+    let project = std::path::absolute(&project).unwrap_or(project);
+    for path in &raw.paths {
+        if !project.join(path).exists() {
+            return Err(RunError::NoInput(format!(
+                "--path {}: no such file or directory",
+                path.display()
+            )));
+        }
+    }
+    let framework = match raw.framework {
+        Some(name) => name,
+        None => frameworks::detect(&project, &raw.paths, &raw.targets).ok_or_else(|| {
+            RunError::Usage(format!(
+                "cannot tell which framework {} uses (no pytest configuration, no jest or vitest in package.json): pass --framework",
+                project.display()
+            ))
+        })?,
+    };
+    for (name, value) in [
+        ("--timeout", raw.timeout),
+        ("--session-timeout", raw.session_timeout),
+    ] {
+        if value.is_some_and(|v| !(v > 0.0 && v.is_finite())) {
+            return Err(RunError::Usage(format!(
+                "{name}: must be a positive number of seconds"
+            )));
+        }
+    }
+    if !(raw.grace_period >= 0.0 && raw.grace_period.is_finite()) {
+        return Err(RunError::Usage(
+            "--grace-period: must be zero or a positive number of seconds".into(),
+        ));
+    }
+    let framework = Any::new(framework);
+    let framework = framework.get();
+    let request = Request {
+        project: project.clone(),
+        paths: raw.paths.clone(),
+        targets: raw.targets.clone(),
+        raw: raw.raw.clone(),
+        collect_only: raw.collect_only,
+        test_timeout: raw.timeout,
+        python: raw.python.as_deref().map(absolute_program),
+        node: raw.node.as_deref().map(absolute_program),
+    };
+    let mut launch = framework.launch(&request)?;
+    if let Some(secs) = raw.timeout {
+        launch
+            .spec
+            .env
+            .push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
+    }
+    let mut pipeline = match Pipeline::new(&config.output, out) {
+        Ok(pipeline) => pipeline,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    };
+    let banner = format!(
+        "Launching {} with arguments {} in {}\n\n",
+        framework.name(),
+        launch.shown_args.join(" "),
+        project.display()
+    );
+    match pipeline.text(banner.as_bytes()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    }
+    let mut child = match Child::spawn(&launch.spec) {
+        Ok(child) => child,
+        Err(source) => {
+            let error = RunError::Spawn {
+                program: launch.spec.program.clone(),
+                source,
+            };
+            // The stream still ends whole, with the reason where an IDE user looks.
+            let why = format!(
+                "{error}: {}",
+                std::error::Error::source(&error).map_or(String::new(), |s| s.to_string())
+            );
+            let _ = did_not_start(&mut pipeline, framework.name(), why, None)
+                .and_then(|()| pipeline.finish());
+            return Err(error);
+        }
+    };
+
+    let limits = Limits {
+        collect_only: raw.collect_only,
+        test: raw.timeout.map(Duration::from_secs_f64),
+        session: raw
+            .session_timeout
+            .map(|s| Instant::now() + Duration::from_secs_f64(s)),
+        session_secs: raw.session_timeout.unwrap_or(0.0),
+        grace: Duration::from_secs_f64(raw.grace_period),
+    };
+    let mut state = State::new(framework.name());
+    let ending = match state.pump(&mut child, &mut pipeline, &limits) {
+        Ok(ending) => ending,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,
+        Err(e) => {
+            child.stop(limits.grace, drop);
+            return Err(RunError::Output(e));
+        }
+    };
+    let finished = state
+        .conclude(ending, &mut child, &mut pipeline, &limits)
+        .and_then(|()| pipeline.finish());
+    drop(child); // kills whatever is left of the group
+    let summary = match finished {
+        Ok(summary) => summary,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    };
+    if ending == Ending::OutputGone {
+        return Ok(quiet_exit());
+    }
+    Ok(state.exit_code(ending, &summary, framework, raw.collect_only))
+}
+
+/// A program given as a path is made absolute (the framework runs in the
+/// project folder); a bare name is left for PATH lookup.
+fn absolute_program(program: &std::path::Path) -> PathBuf {
+    if program.components().count() > 1 {
+        std::path::absolute(program).unwrap_or_else(|_| program.to_path_buf())
+    } else {
+        program.to_path_buf()
+    }
+}
+
+/// The consumer closed our stdout (an IDE stopping the run): no noise.
+fn quiet_exit() -> i32 {
+    exit::SIGNAL_BASE + libc::SIGPIPE
+}
+
+/// One `tcrunner: …` line on stderr. Unlike `eprintln!`, a closed stderr
+/// (an IDE that stopped the run) is no reason to panic.
+pub(super) fn note(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+}
+
+/// `2` for 2.0, `0.5` for 0.5: seconds as a user typed them.
+pub(super) fn secs(value: f64) -> String {
+    format!("{value}")
+}
