@@ -32,18 +32,14 @@ const LEAK_CAP: Duration = Duration::from_secs(10);
 /// How much longer than `--timeout` a test may run before tcrunner stops
 /// the run itself. The framework enforces the limit first, in-process (jest
 /// and vitest `--testTimeout`, the pytest plugin's alarm from
-/// [`TEST_TIMEOUT_VAR`]), which fails only that test and lets the run go on;
-/// this is the backstop for a test nothing can interrupt (a busy loop, a
+/// `TCRUNNER_TEST_TIMEOUT`, set by the pytest launcher), which fails only
+/// that test and lets the run go on; this is the backstop for a test nothing can interrupt (a busy loop, a
 /// blocked signal, a call into C).
 const BACKSTOP: Duration = Duration::from_secs(2);
 
 /// The longest the run loop sleeps, so it notices a vanished consumer even
 /// while the tests print nothing.
 const TICK: Duration = Duration::from_millis(250);
-
-/// Tells the framework's reporter the per-test limit in seconds (`--timeout`),
-/// for frameworks whose limit our reporter enforces (pytest).
-const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
 /// Why a run could not start or finish.
 #[derive(Debug, thiserror::Error)]
@@ -159,13 +155,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
     };
-    let mut launch = framework.launch(&request)?;
-    if let Some(secs) = raw.timeout {
-        launch
-            .spec
-            .env
-            .push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
-    }
+    let launch = framework.launch(&request)?;
     let mut pipeline = match Pipeline::new(&config.output, out) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
