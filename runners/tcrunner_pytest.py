@@ -871,13 +871,21 @@ class _Reporter:
                     text += "\n"  # pytest strips the last newline of log records
             else:
                 continue
-            self.send({"ev": "output", "id": node_id, "stream": stream, "text": text})
+            # In pieces, so one huge print never becomes one huge event line
+            # that tcrunner has to hold whole.
+            for start in range(0, len(text), _OUTPUT_PIECE):
+                piece = text[start : start + _OUTPUT_PIECE]
+                self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
 
     def pytest_unconfigure(self, config):
         del _reporting[:]
 
 
 # --- helpers -------------------------------------------------------------------
+
+#: Characters per `output` event.
+_OUTPUT_PIECE = 256 * 1024
+
 
 
 def _dotted(node_id):
