@@ -494,9 +494,13 @@ fn pytest_not_installed_exits_69_with_one_line() {
         .arg(venv.join("bin/python"))
         .run(LIMIT);
     assert_sound(&run, 69);
+    let python = venv.join("bin/python");
     assert_contains(
         &tcrunner_line(&run),
-        "pytest is not installed for this interpreter",
+        &format!(
+            "pytest is not installed for {0}: install it with `{0} -m pip install pytest`",
+            python.display()
+        ),
         &run,
     );
     assert_contains(

@@ -290,7 +290,7 @@ impl Framework for Jest {
         })
     }
 
-    fn missing_hint(&self, _stderr: &str) -> Option<String> {
+    fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
         None
     }
 }
@@ -334,7 +334,7 @@ impl Framework for Vitest {
         })
     }
 
-    fn missing_hint(&self, _stderr: &str) -> Option<String> {
+    fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
         None
     }
 }

@@ -78,8 +78,10 @@ pub(crate) trait Framework {
     fn name(&self) -> &'static str;
     /// Builds the command line.
     fn launch(&self, request: &Request) -> Result<Launch, SetupError>;
-    /// A hint for when the framework exits without our reporter saying hello.
-    fn missing_hint(&self, stderr: &str) -> Option<String>;
+    /// When the framework exited without reporting because it is not
+    /// installed for `program` (its stderr says so), one line saying how to
+    /// install it.
+    fn missing_hint(&self, stderr: &str, program: &Path) -> Option<String>;
 }
 
 /// The supported frameworks.

@@ -208,9 +208,12 @@ impl Framework for Pytest {
         })
     }
 
-    fn missing_hint(&self, stderr: &str) -> Option<String> {
+    fn missing_hint(&self, stderr: &str, program: &Path) -> Option<String> {
         stderr.contains("No module named pytest").then(|| {
-            "pytest is not installed for this interpreter: install it with `python -m pip install pytest`, or pass --python".to_owned()
+            format!(
+                "pytest is not installed for {0}: install it with `{0} -m pip install pytest`, or pass --python",
+                program.display()
+            )
         })
     }
 }

@@ -83,9 +83,6 @@ pub(super) fn framework_hint(
     status: Option<std::process::ExitStatus>,
 ) -> String {
     let stderr = String::from_utf8_lossy(stderr_tail);
-    if stderr.contains("No module named pytest") {
-        return "pytest is not installed for this interpreter: install it with `python -m pip install pytest`, or pass --python".into();
-    }
     if status.and_then(|s| s.code()) == Some(0) {
         let example = if name == "pytest" {
             " such as `-p no:tcrunner_pytest`"

@@ -209,7 +209,14 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         }
     };
     let finished = state
-        .conclude(ending, &mut child, &mut pipeline, &limits)
+        .conclude(
+            ending,
+            &mut child,
+            &mut pipeline,
+            &limits,
+            framework,
+            &launch.spec.program,
+        )
         .and_then(|()| pipeline.finish());
     drop(child); // kills whatever is left of the group
     let summary = match finished {

@@ -2,6 +2,7 @@
 //! runs under, and how the run's end becomes verdicts and an exit code.
 use std::collections::HashMap;
 use std::io::{self, Write};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::event::{LogLevel, TestEvent};
@@ -50,6 +51,8 @@ pub(super) struct State {
     framework_timeouts: u64,
     /// The framework never loaded our reporter; why, in one line.
     setup_failure: Option<String>,
+    /// It never loaded because it is not installed.
+    unavailable: bool,
 }
 
 impl State {
@@ -68,6 +71,7 @@ impl State {
             crashed: false,
             framework_timeouts: 0,
             setup_failure: None,
+            unavailable: false,
         }
     }
 
@@ -260,6 +264,8 @@ impl State {
         child: &mut Child,
         pipeline: &mut Pipeline<W>,
         limits: &Limits,
+        framework: &dyn Framework,
+        program: &Path,
     ) -> io::Result<()> {
         let name = self.name;
         let mut grace = limits.grace;
@@ -343,7 +349,11 @@ impl State {
                 self.no_tests = true;
                 return Ok(());
             }
-            let hint = framework_hint(name, &self.stderr_tail, self.status);
+            let stderr = String::from_utf8_lossy(&self.stderr_tail);
+            let missing = framework.missing_hint(&stderr, program);
+            self.unavailable = missing.is_some();
+            let hint =
+                missing.unwrap_or_else(|| framework_hint(name, &self.stderr_tail, self.status));
             note(&hint);
             let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
             did_not_start(pipeline, name, hint.clone(), Some(details))?;
@@ -414,10 +424,7 @@ impl State {
         // error, usage error.
         let pytest_own = framework.name() == "pytest" && matches!(code, 2..=4);
         if self.setup_failure.is_some() {
-            if framework
-                .missing_hint(&String::from_utf8_lossy(&self.stderr_tail))
-                .is_some()
-            {
+            if self.unavailable {
                 return exit::FRAMEWORK_UNAVAILABLE;
             }
             // The framework refused to start (bad arguments, broken config)
