@@ -4,12 +4,12 @@
 //! does, and panics only when a promise breaks: a parser that panics, a result
 //! that depends on how the input was cut, a value that does not survive the
 //! round trip, or a stream of ours that `tcrunner check` rejects. The fuzz
-//! targets are one-line wrappers, so `cargo test` replays the committed corpus
-//! through the same code (the tests at the bottom).
+//! targets are one-line wrappers around them, and `cargo test` replays the
+//! committed corpus through them too (the tests at the bottom).
 //!
 //! Report files and streams go through the commands' own entry points
-//! ([`crate::convert::run`], [`crate::check::run`]), which read files, so
-//! inputs are written to scratch files under the temporary folder first.
+//! (`convert::run`, `check::run`), which read files, so inputs are written
+//! to scratch files under the temporary folder first.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -226,8 +226,9 @@ enum Input<'a> {
     Text(&'a [u8]),
 }
 
-/// Whether the declarations make a parent cycle (`a` under `b` under `a`),
-/// which the tree follows forever (reported, not fixed yet: see [`known`]).
+/// Whether the declarations make a parent cycle (`a` under `b` under `a`,
+/// or `a` under itself), which the tree follows forever (reported, not
+/// fixed yet: see [`known`]).
 fn known_hang(input: &[Input<'_>]) -> bool {
     if std::env::var_os("TCRUNNER_FUZZ_STRICT").is_some() {
         return false;
@@ -241,12 +242,12 @@ fn known_hang(input: &[Input<'_>]) -> bool {
             Some(parent) => parents.insert(&node.id, parent),
             None => parents.remove(node.id.as_str()),
         };
-        // Bounded: a cycle not through this node was found when it closed.
+        // A new cycle goes through the node just declared; the walk is
+        // bounded in case an older one does not.
         let mut at = node.id.as_str();
-        for _ in 0..=parents.len() {
+        for _ in 0..parents.len() {
             match parents.get(at) {
-                Some(&parent) if parent == node.id && at != node.id => return true,
-                Some(&parent) if parent == at => break,
+                Some(&parent) if parent == node.id => return true,
                 Some(&parent) => at = parent,
                 None => break,
             }
@@ -330,8 +331,12 @@ fn known(config: &str, violation: &str) -> bool {
         || out_of_range(violation, ": duration: duration='")
         // A `finished` for a suite's id ends the suite as a test.
         || violation.contains(": node kind: test") && violation.contains(" for suite '")
-        // Tests of sibling suites in one file running at once (teamcity).
-        || teamcity && (violation.contains(": unbalanced: ") || violation.contains(": wrong test: "))
+        // teamcity: a test still running when a sibling suite in its file
+        // opens (concurrent tests), or a suite declared under a test.
+        || teamcity
+            && [": unbalanced: ", ": wrong test: ", ": output target: "]
+                .iter()
+                .any(|rule| violation.contains(rule))
 }
 
 /// A violation about the number after `prefix`, which is all digits.
@@ -365,7 +370,7 @@ pub fn targets(data: &[u8]) {
                 let node_id = launch.shown_args.last().expect("the target is shown");
                 // `file::` alone gives `file`, a path, read as dotted when
                 // it has no `/` and no `.py`: only test ids are fixed points.
-                if !node_id.contains("::") {
+                if !node_id.contains("::") || known_lone_colon(node_id) {
                     continue;
                 }
                 let again = Pytest
@@ -380,6 +385,18 @@ pub fn targets(data: &[u8]) {
             }
         }
     }
+}
+
+/// A dotted target's test part may hold a lone `:` (`pkg.mod.test:x` gives
+/// `pkg/mod.py::test:x`), which the `file.py::names` form refuses; reported,
+/// not fixed yet (see [`known`]).
+fn known_lone_colon(node_id: &str) -> bool {
+    if std::env::var_os("TCRUNNER_FUZZ_STRICT").is_some() {
+        return false;
+    }
+    let names = node_id.split_once("::").map_or("", |(_, names)| names);
+    let names = names.split('[').next().unwrap_or(names);
+    names.replace("::", "").contains(':')
 }
 
 /// The `--testNamePattern` of a one-target launch matches the named test
