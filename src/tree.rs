@@ -96,6 +96,8 @@ pub(crate) struct Tree {
     collected: Option<Vec<String>>,
     /// Collect-only runs: source ids that were opened as live nodes.
     opened_live: HashSet<String>,
+    /// Source ids whose ancestors are being opened (cycle guard).
+    opening: Vec<String>,
 }
 
 impl Tree {
@@ -108,6 +110,7 @@ impl Tree {
             live: HashMap::new(),
             collected: None,
             opened_live: HashSet::new(),
+            opening: Vec::new(),
         }
     }
 
@@ -287,8 +290,15 @@ impl Tree {
                 ..Node::default()
             },
         };
+        // A parent chain that comes back to a node being opened is a cycle
+        // (a source's mistake): the node goes to the top level instead.
         let parent = match node.parent.as_deref() {
-            Some(parent) if parent != source => Some(self.open(parent, false, out)?),
+            Some(parent) if parent != source && !self.opening.iter().any(|o| o == parent) => {
+                self.opening.push(source.to_owned());
+                let opened = self.open(parent, false, out);
+                self.opening.pop();
+                Some(opened?)
+            }
             _ => None,
         };
         let id = self.next_id;
@@ -344,7 +354,8 @@ impl Tree {
             return self.open(source, false, out).map(Some);
         }
         let mut parent = node.parent.clone();
-        while let Some(p) = parent {
+        let mut seen = HashSet::new();
+        while let Some(p) = parent.filter(|p| seen.insert(p.clone())) {
             if let Some(&id) = self.open_by_source.get(&p) {
                 return Ok(Some(id));
             }
@@ -658,6 +669,36 @@ mod tests {
         assert_eq!(
             log,
             ["start f 1<0", "start f 2<1", "end 2 Error", "close 1"]
+        );
+    }
+
+    #[test]
+    fn a_parent_cycle_puts_the_node_at_the_top_level() {
+        let log = run(
+            0,
+            vec![
+                suite("a", Some("b"), NodeKind::Suite),
+                suite("b", Some("a"), NodeKind::Suite),
+                test("t", "a"),
+                TestEvent::Output {
+                    id: Some("t".into()),
+                    stream: Stream::Stdout,
+                    text: "x".into(),
+                },
+                finished("t", Outcome::Passed),
+            ],
+        );
+        assert_eq!(
+            log,
+            [
+                "out 0 x",
+                "start b 1<0",
+                "start a 2<1",
+                "start t 3<2",
+                "end 3 Passed",
+                "close 2",
+                "close 1"
+            ]
         );
     }
 

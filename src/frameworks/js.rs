@@ -290,6 +290,19 @@ impl Framework for Jest {
         })
     }
 
+    fn timeout_prefix(&self) -> &'static str {
+        // `thrown: "Exceeded timeout of 5000 ms for a test. …"`
+        "Exceeded timeout of "
+    }
+
+    fn no_tests_line(&self, stdout: &str) -> Option<String> {
+        // jest exits before loading reporters: `No tests found, exiting with code 1`.
+        stdout
+            .lines()
+            .find(|l| l.starts_with("No tests found"))
+            .map(|l| l.trim().to_owned())
+    }
+
     fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
         None
     }
@@ -332,6 +345,11 @@ impl Framework for Vitest {
             spec,
             shown_args: shown,
         })
+    }
+
+    fn timeout_prefix(&self) -> &'static str {
+        // `Test timed out in 5000ms.`
+        "Test timed out in "
     }
 
     fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {

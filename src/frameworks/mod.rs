@@ -82,6 +82,14 @@ pub(crate) trait Framework {
     /// installed for `program` (its stderr says so), one line saying how to
     /// install it.
     fn missing_hint(&self, stderr: &str, program: &Path) -> Option<String>;
+    /// How the framework's own per-test time limit begins its failure
+    /// message (after `Error: ` / `Failed: ` / `thrown: "` prefixes).
+    fn timeout_prefix(&self) -> &'static str;
+    /// The line in which the framework said it found no tests, when it
+    /// exits that way before loading reporters.
+    fn no_tests_line(&self, _stdout: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The supported frameworks.

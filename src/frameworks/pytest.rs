@@ -87,7 +87,7 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         None => (target, ""),
     };
     let parts: Vec<&str> = names.split('.').collect();
-    if parts.iter().any(|p| p.is_empty()) {
+    if parts.iter().any(|p| p.is_empty() || p.contains(':')) {
         return Err(bad(
             "expected a dotted name such as `pkg.module.Class.test`",
         ));
@@ -208,6 +208,11 @@ impl Framework for Pytest {
         })
     }
 
+    fn timeout_prefix(&self) -> &'static str {
+        // The plugin's alarm (runners/tcrunner_pytest.py).
+        "timed out after "
+    }
+
     fn missing_hint(&self, stderr: &str, program: &Path) -> Option<String> {
         stderr.contains("No module named pytest").then(|| {
             format!(
@@ -266,7 +271,13 @@ mod tests {
         assert_eq!(ok("pkg.sub.mod.test[1-2]"), "pkg/sub/mod.py::test[1-2]");
         assert_eq!(ok("pkg.sub.mod"), "pkg/sub/mod.py");
         assert_eq!(ok("pkg.sub"), "pkg/sub");
-        for bad in ["", "nope.module.Class", "pkg..mod", "t.py::.test"] {
+        for bad in [
+            "",
+            "nope.module.Class",
+            "pkg..mod",
+            "t.py::.test",
+            "pkg.sub.mod.test:x",
+        ] {
             assert!(
                 translate_target(&project, bad).is_err(),
                 "{bad:?} should be rejected"

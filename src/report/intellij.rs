@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::{failure, failure_message, log_message, Emitter, STOPPED};
+use super::{duration_text, failure, failure_message, log_message, Emitter, STOPPED};
 use crate::event::{Stream, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
@@ -46,6 +46,8 @@ impl<W: Write> Reporter for Intellij<W> {
     fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
             TreeEvent::Count(_) if self.no_matrix => Ok(()),
+            // IntelliJ reads the count as an int: a larger one is not sent.
+            TreeEvent::Count(count) if count > i32::MAX as u64 => Ok(()),
             TreeEvent::Count(count) => self
                 .out
                 .send(Message::new("testCount").with("count", count.to_string())),
@@ -79,7 +81,7 @@ impl<W: Write> Reporter for Intellij<W> {
                 node: None, text, ..
             } => self.out.text(text),
             TreeEvent::Finished { node, result } => {
-                let duration = result.duration_ms.map(|d| d.to_string());
+                let duration = result.duration_ms.map(duration_text);
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::{failure, failure_message, log_message, Emitter, STOPPED};
+use super::{duration_text, failure, failure_message, log_message, Emitter, STOPPED};
 use crate::event::{NodeKind, Stream, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
@@ -100,10 +100,11 @@ impl<W: Write> Teamcity<W> {
             _ => file_flow,
         };
         // TeamCity nests nothing inside a test and runs one test at a time
-        // per flow: a node under a test (subtests), or a test while another
-        // runs in its flow, gets a child flow of its own.
+        // per flow: a node under a test (subtests), or a node that starts
+        // while a test runs in its flow (parallel tests in one file), gets a
+        // child flow of its own.
         let under_test = parent.is_some_and(|p| p.is_test);
-        let flow_busy = node.is_test && self.busy.get(&flow).is_some_and(|&n| n > 0);
+        let flow_busy = self.busy.get(&flow).is_some_and(|&n| n > 0);
         let own_flow = under_test || flow_busy;
         if own_flow {
             let child = format!("{flow}.{}", node.id);
@@ -255,7 +256,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                     .with("name", name.as_str())
                     .with("flowId", flow);
                 if let Some(duration) = result.duration_ms {
-                    msg.push("duration", duration.to_string());
+                    msg.push("duration", duration_text(duration));
                 }
                 self.out.send(msg)?;
                 self.test_done(node).map(drop)

@@ -7,17 +7,16 @@ use crate::process::describe;
 
 use crate::report::Pipeline;
 
-/// Whether a failure message is a per-test time limit enforced inside the
-/// framework: our pytest plugin's (`timed out after N s`, which pytest may
-/// prefix with `Failed: `), jest's (`Exceeded timeout of N ms for a test`,
-/// thrown as `Error: thrown: "…"`), vitest's (`Test timed out in Nms.`).
-pub(super) fn is_timeout_message(message: &str) -> bool {
+/// Whether a failure message is the framework's own per-test time limit
+/// (`prefix`, from [`Framework::timeout_prefix`]), which the framework may
+/// wrap as `Failed: …`, `Error: …` or `Error: thrown: "…"`.
+///
+/// [`Framework::timeout_prefix`]: crate::frameworks::Framework::timeout_prefix
+pub(super) fn is_timeout_message(message: &str, prefix: &str) -> bool {
     let message = message.strip_prefix("Failed: ").unwrap_or(message);
     let message = message.strip_prefix("Error: ").unwrap_or(message);
     let message = message.strip_prefix("thrown: \"").unwrap_or(message);
-    message.starts_with("timed out after ")
-        || message.starts_with("Exceeded timeout of ")
-        || message.starts_with("Test timed out in ")
+    message.starts_with(prefix)
 }
 
 /// A failed test `<name> did not start` saying why: an IDE user sees the
@@ -65,15 +64,6 @@ pub(super) fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     tail.extend_from_slice(bytes);
     let excess = tail.len().saturating_sub(KEEP);
     tail.drain(..excess);
-}
-
-/// The line in which the framework said it found no tests, when it exits
-/// before loading reporters (jest: `No tests found, exiting with code 1`).
-pub(super) fn no_tests_line(stdout_tail: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(stdout_tail);
-    text.lines()
-        .find(|l| l.starts_with("No tests found"))
-        .map(|l| l.trim().to_owned())
 }
 
 /// One line saying why the framework never reported.
@@ -125,21 +115,34 @@ mod tests {
 
     #[test]
     fn in_framework_timeouts_are_recognised() {
-        for message in [
-            "timed out after 2 s",
-            "Failed: timed out after 0.5 s",
-            "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
-            "Error: thrown: \"Exceeded timeout of 1000 ms for a test.\nAdd a timeout value\"",
-            "Error: Test timed out in 2000ms.",
+        use crate::frameworks::{Framework, Jest, Pytest, Vitest};
+        let (pytest, jest, vitest) = (
+            Pytest.timeout_prefix(),
+            Jest.timeout_prefix(),
+            Vitest.timeout_prefix(),
+        );
+        for (message, prefix) in [
+            ("timed out after 2 s", pytest),
+            ("Failed: timed out after 0.5 s", pytest),
+            (
+                "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
+                jest,
+            ),
+            (
+                "Error: thrown: \"Exceeded timeout of 1000 ms for a test.\nAdd a timeout value\"",
+                jest,
+            ),
+            ("Error: Test timed out in 2000ms.", vitest),
         ] {
-            assert!(is_timeout_message(message), "{message}");
+            assert!(is_timeout_message(message, prefix), "{message}");
         }
-        for message in [
-            "assert 1 == 2",
-            "Error: boom",
-            "a test that timed out after all",
+        for (message, prefix) in [
+            ("assert 1 == 2", pytest),
+            ("Error: boom", jest),
+            ("a test that timed out after all", pytest),
+            ("timed out after 2 s", vitest),
         ] {
-            assert!(!is_timeout_message(message), "{message}");
+            assert!(!is_timeout_message(message, prefix), "{message}");
         }
     }
 

@@ -199,7 +199,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         session_secs: raw.session_timeout.unwrap_or(0.0),
         grace: Duration::from_secs_f64(raw.grace_period),
     };
-    let mut state = State::new(framework.name());
+    let mut state = State::new(framework.name(), framework.timeout_prefix());
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
         Ok(ending) => ending,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,

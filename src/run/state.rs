@@ -12,9 +12,7 @@ use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::report::{Pipeline, Summary};
 
-use super::diagnose::{
-    did_not_start, fail, framework_hint, is_timeout_message, keep_tail, no_tests_line,
-};
+use super::diagnose::{did_not_start, fail, framework_hint, is_timeout_message, keep_tail};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -28,6 +26,8 @@ pub(super) struct Limits {
 pub(super) struct State {
     /// The framework's name, for messages.
     name: &'static str,
+    /// How the framework's own per-test time limit words its failures.
+    timeout_prefix: &'static str,
     status: Option<std::process::ExitStatus>,
     /// Our reporter is known to run: it sent an event (for pytest, one
     /// beyond `hello`, which the plugin sends on import).
@@ -56,9 +56,10 @@ pub(super) struct State {
 }
 
 impl State {
-    pub(super) fn new(name: &'static str) -> State {
+    pub(super) fn new(name: &'static str, timeout_prefix: &'static str) -> State {
         State {
             name,
+            timeout_prefix,
             status: None,
             reported: false,
             running: HashMap::new(),
@@ -215,7 +216,10 @@ impl State {
                 let failed = result.outcome.verdict() == crate::event::Verdict::Failed;
                 if limits.test.is_some()
                     && failed
-                    && result.message.as_deref().is_some_and(is_timeout_message)
+                    && result
+                        .message
+                        .as_deref()
+                        .is_some_and(|m| is_timeout_message(m, self.timeout_prefix))
                 {
                     self.framework_timeouts += 1;
                 }
@@ -337,7 +341,8 @@ impl State {
             pipeline.text(&text)?;
         }
         if !self.reported && self.signalled.is_none() {
-            if let Some(line) = no_tests_line(&self.stdout_tail)
+            if let Some(line) = framework
+                .no_tests_line(&String::from_utf8_lossy(&self.stdout_tail))
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
             {
                 let text = format!("{name} ran no tests: {line}");
