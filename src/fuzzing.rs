@@ -10,7 +10,6 @@
 //! Report files and streams go through the commands' own entry points
 //! (`convert::run`, `check::run`), which read files, so inputs are written
 //! to scratch files under the temporary folder first.
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -194,9 +193,6 @@ pub fn events(data: &[u8]) {
             _ => Some(Input::Text(line)),
         })
         .collect();
-    if known_hang(&input) {
-        return;
-    }
     for (name, config) in event_configs() {
         let mut stream = Vec::new();
         let mut pipeline = Pipeline::new(&config, &mut stream).expect("writing to memory");
@@ -224,36 +220,6 @@ pub fn events(data: &[u8]) {
 enum Input<'a> {
     Event(TestEvent),
     Text(&'a [u8]),
-}
-
-/// Whether the declarations make a parent cycle (`a` under `b` under `a`,
-/// or `a` under itself), which the tree follows forever (reported, not
-/// fixed yet: see [`known`]).
-fn known_hang(input: &[Input<'_>]) -> bool {
-    if std::env::var_os("TCRUNNER_FUZZ_STRICT").is_some() {
-        return false;
-    }
-    let mut parents: HashMap<&str, &str> = HashMap::new();
-    for item in input {
-        let Input::Event(TestEvent::Suite(node) | TestEvent::Test(node)) = item else {
-            continue;
-        };
-        match node.parent.as_deref() {
-            Some(parent) => parents.insert(&node.id, parent),
-            None => parents.remove(node.id.as_str()),
-        };
-        // A new cycle goes through the node just declared; the walk is
-        // bounded in case an older one does not.
-        let mut at = node.id.as_str();
-        for _ in 0..parents.len() {
-            match parents.get(at) {
-                Some(&parent) if parent == node.id => return true,
-                Some(&parent) => at = parent,
-                None => break,
-            }
-        }
-    }
-    false
 }
 
 /// The output settings the event target runs with: both dialects plain,
@@ -295,8 +261,7 @@ fn output(dialect: Dialect) -> OutputConfig {
     }
 }
 
-/// Panics with the checker's report unless `tcrunner check` finds `stream`
-/// clean, but for [`known`] violations.
+/// Panics with the checker's report unless `tcrunner check` finds `stream` clean.
 fn assert_clean(stream: &[u8], what: &str) {
     let file = Scratch::new(stream);
     let config = CheckConfig {
@@ -305,46 +270,12 @@ fn assert_clean(stream: &[u8], what: &str) {
     };
     let mut report = Vec::new();
     let code = crate::check::run(&config, &mut report).expect("checking a file just written");
-    let report = lossy(&report);
-    // Each violation is one `line N: rule: detail` line, then the summary.
-    let new = report
-        .lines()
-        .any(|l| l.starts_with("line ") && !known(what, l));
     assert!(
-        code == exit::SUCCESS || !new,
-        "{what}: `tcrunner check` rejects our own stream:\n{report}--- stream ---\n{}",
+        code == exit::SUCCESS,
+        "{what}: `tcrunner check` rejects our own stream:\n{}--- stream ---\n{}",
+        lossy(&report),
         lossy(stream)
     );
-}
-
-/// Violations that fuzzing found, reported and not fixed yet, so the fuzzers
-/// get past them; `TCRUNNER_FUZZ_STRICT=1` tolerates none. When a fix lands,
-/// delete its line here and add its reproducer to `fuzz/corpus/events/`.
-fn known(config: &str, violation: &str) -> bool {
-    if std::env::var_os("TCRUNNER_FUZZ_STRICT").is_some() {
-        return false;
-    }
-    let teamcity = config.starts_with("teamcity");
-    // `{"ev":"collected","count":4294967296}`: IntelliJ reads an int.
-    out_of_range(violation, ": count: testCount count='")
-        // `"duration_ms":18446744073709551615`: IntelliJ reads a long.
-        || out_of_range(violation, ": duration: duration='")
-        // A `finished` for a suite's id ends the suite as a test.
-        || violation.contains(": node kind: test") && violation.contains(" for suite '")
-        // teamcity: a test still running when a sibling suite in its file
-        // opens (concurrent tests), or a suite declared under a test.
-        || teamcity
-            && [": unbalanced: ", ": wrong test: ", ": output target: "]
-                .iter()
-                .any(|rule| violation.contains(rule))
-}
-
-/// A violation about the number after `prefix`, which is all digits.
-fn out_of_range(line: &str, prefix: &str) -> bool {
-    line.split_once(prefix).is_some_and(|(_, rest)| {
-        let digits = rest.split('\'').next().unwrap_or("");
-        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-    })
 }
 
 /// `--target` parsing for every framework, as the launch builds its command
@@ -370,7 +301,7 @@ pub fn targets(data: &[u8]) {
                 let node_id = launch.shown_args.last().expect("the target is shown");
                 // `file::` alone gives `file`, a path, read as dotted when
                 // it has no `/` and no `.py`: only test ids are fixed points.
-                if !node_id.contains("::") || known_lone_colon(node_id) {
+                if !node_id.contains("::") {
                     continue;
                 }
                 let again = Pytest
@@ -385,18 +316,6 @@ pub fn targets(data: &[u8]) {
             }
         }
     }
-}
-
-/// A dotted target's test part may hold a lone `:` (`pkg.mod.test:x` gives
-/// `pkg/mod.py::test:x`), which the `file.py::names` form refuses; reported,
-/// not fixed yet (see [`known`]).
-fn known_lone_colon(node_id: &str) -> bool {
-    if std::env::var_os("TCRUNNER_FUZZ_STRICT").is_some() {
-        return false;
-    }
-    let names = node_id.split_once("::").map_or("", |(_, names)| names);
-    let names = names.split('[').next().unwrap_or(names);
-    names.replace("::", "").contains(':')
 }
 
 /// The `--testNamePattern` of a one-target launch matches the named test
