@@ -298,16 +298,7 @@ pub fn targets(data: &[u8]) {
         for target in &targets {
             let one = request(vec![target.clone()]);
             if let Ok(launch) = Pytest.launch(&one) {
-                let node_id = launch.shown_args.last().expect("the target is shown");
-                // `file::` alone gives `file`, a path, read as dotted when
-                // it has no `/` and no `.py`: only test ids are fixed points.
-                if !node_id.contains("::") {
-                    continue;
-                }
-                let again = Pytest
-                    .launch(&request(vec![node_id.clone()]))
-                    .unwrap_or_else(|e| panic!("{target:?} gave {node_id:?}, refused: {e}"));
-                assert_eq!(again.shown_args.last(), Some(node_id), "{target:?}");
+                check_pytest_id(target, &launch.shown_args, &request);
             }
             for (framework, joiner) in [(&Jest as &dyn Framework, " "), (&Vitest, vitest_joiner)] {
                 if let Ok(launch) = framework.launch(&one) {
@@ -316,6 +307,20 @@ pub fn targets(data: &[u8]) {
             }
         }
     }
+}
+
+/// The node id a one-target pytest launch ends with translates to itself.
+/// (`file::` alone gives `file`, a path that reads as a dotted name when it
+/// has no `/` and no `.py`: only test ids are fixed points.)
+fn check_pytest_id(target: &str, shown: &[String], request: &dyn Fn(Vec<String>) -> Request) {
+    let node_id = shown.last().expect("the target is shown");
+    if !node_id.contains("::") {
+        return;
+    }
+    let again = Pytest
+        .launch(&request(vec![node_id.clone()]))
+        .unwrap_or_else(|e| panic!("{target:?} gave {node_id:?}, refused: {e}"));
+    assert_eq!(again.shown_args.last(), Some(node_id), "{target:?}");
 }
 
 /// The `--testNamePattern` of a one-target launch matches the named test
