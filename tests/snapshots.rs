@@ -248,6 +248,13 @@ impl Redactor {
             (re(r"\bin \d+\.\d+s\b"), "in <secs>"),
             (re(r"\bPython 3\.\d+\.\d+\w*"), "Python 3.X"),
             (re(r"\bpython3\.\d+\b"), "python3.X"),
+            // Installed packages (teamcity-messages patches unittest's
+            // assertEqual, so its frame shows): pytest prints the path
+            // relative or absolute depending on where the checkout is.
+            (
+                re(r"(?:<ROOT>|(?:\.\./)+target)/venv/pytest\d/lib/python3\.X/site-packages/"),
+                "<SITE-PACKAGES>/",
+            ),
             // Line numbers inside the standard library differ by version.
             (re(r"(<PYTHON>/[^\s:|']+\.py):\d+"), "$1:<line>"),
             // Python 3.11+ marks the failing expression with a line of `^`
