@@ -252,7 +252,7 @@ impl Redactor {
             // assertEqual, so its frame shows): pytest prints the path
             // relative or absolute depending on where the checkout is.
             (
-                re(r"(?:<ROOT>|(?:\.\./)+target)/venv/pytest\d/lib/python3\.X/site-packages/"),
+                re(r"(?:<ROOT>/|(?:\.\./)+)target/venv/pytest\d/lib/python3\.X/site-packages/"),
                 "<SITE-PACKAGES>/",
             ),
             // Line numbers inside the standard library differ by version.
