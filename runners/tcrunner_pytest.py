@@ -461,6 +461,11 @@ class _Reporter:
         self.root = str(config.rootpath)
         self.python_hint = "python<%s>://" % self.root
         self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
+        # Whether a test's `finished` waits for the next test's `started` to
+        # share one write (None: not known yet; never under xdist).
+        self.coalesce = None
+        # tcrunner's quiet flags (-q --no-summary): no progress letters.
+        self.quiet = config.get_verbosity() <= 0 and bool(getattr(config.option, "no_summary", False))
         # With -s, and with tee-sys, tests' output already goes live to
         # pytest's stdout, which tcrunner shows; sending it again would double it.
         self.output = config.getoption("capture", "fd") != "tee-sys"
@@ -691,6 +696,10 @@ class _Reporter:
             self.writer.write('{"ev":"started","id":%s}\n' % _encode(nodeid))
         except Exception as exc:
             self._internal_error("pytest_runtest_logstart", exc)
+        finally:
+            # The previous test's `finished` (held by _finish) goes out with
+            # this `started`: one write and one wake-up of tcrunner per test.
+            self.writer.flush()
 
     def pytest_runtest_logreport(self, report):
         try:
@@ -794,6 +803,13 @@ class _Reporter:
     def _finish(self, node_id, run):
         del self.running[node_id]
         self.finished.add(node_id)
+        if self.coalesce is None:
+            self.coalesce = not self.config.pluginmanager.has_plugin("dsession")
+        if self.coalesce and self.writer.batch is None:
+            # Held until the next logstart (microseconds away: nothing runs
+            # between one test's teardown report and the next test's start)
+            # or the end of the session, whichever comes first.
+            self.writer.gather()
         # Built by hand: this runs for every test (a dict through the encoder
         # costs more than the rest of the hook).
         line = '{"ev":"finished","id":%s,"outcome":"%s","duration_ms":%d' % (
@@ -877,7 +893,23 @@ class _Reporter:
                 piece = text[start : start + _OUTPUT_PIECE]
                 self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session):
+        self.writer.flush()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_teststatus(self, report, config):
+        result = yield
+        if self.quiet and isinstance(result, tuple) and len(result) == 3:
+            # The progress letters (`.F.s`) are noise between the service
+            # messages, and each one is a write to tcrunner's stdout pipe
+            # (pytest flushes it per letter; PyCharm sets PYTHONUNBUFFERED):
+            # a second wake-up of tcrunner per test. The category still counts.
+            return result[0], "", ""
+        return result
+
     def pytest_unconfigure(self, config):
+        self.writer.flush()
         del _reporting[:]
 
 

@@ -39,7 +39,9 @@ pub fn main() -> i32 {
 
 /// Runs the command; every failure becomes one `tcrunner: ...` line and a code.
 fn dispatch(config: cli::Config) -> i32 {
-    let stdout = std::io::stdout().lock();
+    // Buffered: the run loop flushes whenever it runs out of input, convert
+    // and check at the end, so a burst of events costs one write, not one per line.
+    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let result = match config {
         cli::Config::Run(run) => {
             run::run(run, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))

@@ -933,3 +933,108 @@ fn a_leaked_process_holding_the_pipes_is_killed_after_the_leak_timeout() {
         run.elapsed
     );
 }
+
+// --- a live stream ----------------------------------------------------------------------
+
+/// The second test of `file` (`second`) waits (up to 60 s) for the file named by
+/// `TCRUNNER_GO_FILE`, which this creates only once tcrunner's stdout has
+/// shown the first test passed and the second one started: a stream held
+/// back until the end of the run (or of a buffer) deadlocks here and the
+/// second test fails.
+fn assert_results_arrive_while_the_run_goes_on(
+    project: &Project,
+    mut command: Tcrunner,
+    file: &str,
+    [first, second]: [&str; 2],
+) {
+    let go = project.path().join("go");
+    let mut running = command
+        .args(["--path", file])
+        .env("TCRUNNER_GO_FILE", &go)
+        .spawn();
+    let second_name = format!("name='{second}'");
+    running.wait_for(&second_name, LIMIT);
+    assert!(!running.is_finished(), "the run is still waiting");
+    std::fs::write(&go, "").expect("write the go file");
+    let run = running.finish(LIMIT);
+    assert_sound(&run, 0);
+    assert!(run.passed(first), "{}", run.describe());
+    assert!(run.passed(second), "{}", run.describe());
+    let first_passed = run.text().find("testFinished").expect("a testFinished");
+    let second_started = run.text().find(&second_name);
+    assert!(
+        second_started.is_some_and(|at| first_passed < at),
+        "the first verdict came before the second test's start\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn pytest_results_arrive_while_the_run_goes_on() {
+    let project = pytest_project();
+    project.write(
+        "test_live.py",
+        "import os, pathlib, time\n\
+         \n\
+         def test_first():\n    pass\n\
+         \n\
+         def test_waits_for_the_reader():\n\
+         \x20   go = pathlib.Path(os.environ['TCRUNNER_GO_FILE'])\n\
+         \x20   deadline = time.monotonic() + 60\n\
+         \x20   while not go.exists():\n\
+         \x20       assert time.monotonic() < deadline, 'the reader never saw test_first pass'\n\
+         \x20       time.sleep(0.01)\n",
+    );
+    assert_results_arrive_while_the_run_goes_on(
+        &project,
+        Tcrunner::pytest(project.path()),
+        "test_live.py",
+        ["test_first", "test_waits_for_the_reader"],
+    );
+}
+
+/// The JS version of the waiting test, for jest (`require`) or vitest (`import`).
+fn js_live_test(header: &str) -> String {
+    format!(
+        "{header}\n\
+         test('first', () => {{}});\n\
+         test('waits for the reader', async () => {{\n\
+         \x20 const deadline = Date.now() + 60_000;\n\
+         \x20 while (!fs.existsSync(process.env.TCRUNNER_GO_FILE)) {{\n\
+         \x20   if (Date.now() > deadline) throw new Error('the reader never saw \"first\" pass');\n\
+         \x20   await new Promise((resolve) => setTimeout(resolve, 10));\n\
+         \x20 }}\n\
+         }}, 90_000);\n"
+    )
+}
+
+#[test]
+fn jest_results_arrive_while_the_run_goes_on() {
+    let Some(project) = jest_project() else {
+        return;
+    };
+    project.write("live.test.js", &js_live_test("const fs = require('fs');"));
+    assert_results_arrive_while_the_run_goes_on(
+        &project,
+        Tcrunner::new(project.path()),
+        "live.test.js",
+        ["first", "waits for the reader"],
+    );
+}
+
+#[test]
+fn vitest_results_arrive_while_the_run_goes_on() {
+    let Some(project) = vitest_project() else {
+        return;
+    };
+    project.write(
+        "live.test.mjs",
+        &js_live_test("import fs from 'node:fs';\nimport { test } from 'vitest';"),
+    );
+    assert_results_arrive_while_the_run_goes_on(
+        &project,
+        Tcrunner::new(project.path()),
+        "live.test.mjs",
+        ["first", "waits for the reader"],
+    );
+}

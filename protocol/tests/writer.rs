@@ -114,6 +114,38 @@ fn message_at_writes_the_timestamp_first() {
 }
 
 #[test]
+fn message_parts_writes_what_message_writes() {
+    let at = Timestamp {
+        year: 2024,
+        month: 1,
+        day: 2,
+        hour: 3,
+        minute: 4,
+        second: 5,
+        millis: 6,
+    };
+    let attrs = [("name", "it's [odd]\n|"), ("nodeId", "7"), ("empty", "")];
+    let mut message = Message::new("testStarted");
+    for (key, value) in attrs {
+        message = message.with(key, value);
+    }
+    for stamp in [None, Some(at)] {
+        let parts = written(|w| {
+            w.text(b"open text")?;
+            w.message_parts("testStarted", &attrs, stamp)
+        });
+        let whole = written(|w| {
+            w.text(b"open text")?;
+            match stamp {
+                Some(at) => w.message_at(&message, at),
+                None => w.message(&message),
+            }
+        });
+        assert_eq!(parts, whole);
+    }
+}
+
+#[test]
 fn typed_messages_are_written_in_the_documented_order() {
     let finished = ServiceMessage::TestFinished(TestFinished {
         node: TestNode {

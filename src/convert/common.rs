@@ -362,13 +362,56 @@ pub(crate) mod lenient {
         D: Deserializer<'de>,
         T: serde::de::DeserializeOwned,
     {
-        Ok(match Value::deserialize(d)? {
-            Value::Array(items) => items
-                .into_iter()
-                .filter_map(|v| serde_json::from_value(v).ok())
-                .collect(),
-            _ => Vec::new(),
-        })
+        // Each item is kept as its raw JSON text and decoded from that: no
+        // `Value` tree of the whole report (10x the file in memory).
+        struct Items<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::de::DeserializeOwned> serde::de::Visitor<'de> for Items<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Vec<T>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(raw) = seq.next_element::<Box<serde_json::value::RawValue>>()? {
+                    if let Ok(item) = serde_json::from_str(raw.get()) {
+                        out.push(item);
+                    }
+                }
+                Ok(out)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Vec<T>, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Vec::new())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+            fn visit_unit<E>(self) -> Result<Vec<T>, E> {
+                Ok(Vec::new())
+            }
+        }
+        d.deserialize_any(Items(std::marker::PhantomData))
     }
 
     /// A `T`, or its default when the value does not decode.

@@ -248,16 +248,35 @@ impl State {
                 Elem::Suite
             }
             (None | Some(Elem::Root | Elem::Suite), b"testcase") => {
-                self.case = Some(Case {
-                    name: attr(e, b"name").unwrap_or_default(),
-                    classname: attr(e, b"classname").unwrap_or_default(),
-                    duration_ms: attr(e, b"time")
-                        .and_then(|t| t.replace(',', "").trim().parse().ok())
-                        .and_then(|secs: f64| to_ms(secs, 1000.0)),
-                    file: attr(e, b"file").filter(|f| !f.is_empty()),
-                    line: attr(e, b"line").and_then(|l| l.trim().parse().ok()),
-                    ..Case::default()
-                });
+                // One pass over the attributes (one `attr` call each would
+                // scan them five times per test case).
+                let mut case = Case::default();
+                for a in e.attributes().with_checks(false).flatten() {
+                    let key = a.key.local_name();
+                    let slot = match key.as_ref() {
+                        b"name" | b"classname" | b"time" | b"file" | b"line" => key.into_inner(),
+                        _ => continue,
+                    };
+                    let value = match a.unescape_value() {
+                        Ok(v) => v.into_owned(),
+                        Err(_) => String::from_utf8_lossy(&a.value).into_owned(),
+                    };
+                    match slot {
+                        b"name" => case.name = value,
+                        b"classname" => case.classname = value,
+                        b"time" => {
+                            case.duration_ms = value
+                                .replace(',', "")
+                                .trim()
+                                .parse()
+                                .ok()
+                                .and_then(|secs: f64| to_ms(secs, 1000.0))
+                        }
+                        b"file" => case.file = Some(value).filter(|f| !f.is_empty()),
+                        _ => case.line = value.trim().parse().ok(),
+                    }
+                }
+                self.case = Some(case);
                 Elem::Case
             }
             (Some(Elem::Case), b"failure" | b"error" | b"skipped")

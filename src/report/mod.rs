@@ -159,6 +159,12 @@ impl<W: Write> Emitter<W> {
         }
     }
 
+    /// Sends a message given as borrowed parts (no allocation).
+    fn send_parts(&mut self, name: &str, attrs: &[(&str, &str)]) -> io::Result<()> {
+        let at = self.timestamps.then(now);
+        self.writer.message_parts(name, attrs, at)
+    }
+
     /// Sends `base` plus `key=<chunk>` once per chunk of `text`.
     fn send_chunked(&mut self, base: &Message, key: &str, text: &str) -> io::Result<()> {
         let mut rest = text;
@@ -332,7 +338,10 @@ impl<W: Write> Pipeline<W> {
     /// Starts a stream: writes the run's opening messages.
     pub(crate) fn new(config: &OutputConfig, out: W) -> io::Result<Self> {
         let emitter = Emitter {
-            writer: Writer::new(out),
+            writer: Writer::with_options(
+                out,
+                tcrunner_protocol::WriterOptions { flush_each: false },
+            ),
             timestamps: config.timestamps,
             filter: TextFilter::new(config.block_service_messages),
         };
@@ -377,6 +386,11 @@ impl<W: Write> Pipeline<W> {
     /// messages in it are neutralised).
     pub(crate) fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.sink.dialect.emitter().bytes(bytes)
+    }
+
+    /// Pushes what was written so far to the output.
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.sink.dialect.emitter().writer.flush()
     }
 
     /// Source ids of the tests running now, oldest first.

@@ -133,14 +133,22 @@ impl State {
                     return Ok(Ending::Killed);
                 }
             }
-            if stdout_gone() {
-                return Ok(Ending::OutputGone);
-            }
-            let wait = self
-                .next_deadline(limits)
-                .map_or(TICK, |d| d.saturating_duration_since(now).min(TICK));
-            let Some(input) = child.next(Some(wait)) else {
-                continue;
+            let input = match child.next(Some(Duration::ZERO)) {
+                Some(input) => input,
+                None => {
+                    // Nothing waiting: push out what was written, then sleep.
+                    pipeline.flush()?;
+                    if stdout_gone() {
+                        return Ok(Ending::OutputGone);
+                    }
+                    let wait = self
+                        .next_deadline(limits)
+                        .map_or(TICK, |d| d.saturating_duration_since(now).min(TICK));
+                    let Some(input) = child.next(Some(wait)) else {
+                        continue;
+                    };
+                    input
+                }
             };
             match input {
                 Input::Stdout(bytes) => {
