@@ -222,6 +222,12 @@ class FileState {
     if (!this.titleLines) this.titleLines = scanTitleLines(this.file);
     return this.titleLines.get(title) || undefined;
   }
+
+  /** `{line}` from the same scan, for a test that never started (no --testLocationInResults). */
+  locationOf(title) {
+    const line = this.lineOf(title);
+    return line ? { line } : undefined;
+  }
 }
 
 class TcrunnerJestReporter {
@@ -271,7 +277,7 @@ class TcrunnerJestReporter {
     // Results come in start order, so the first started-unfinished one is it.
     const out = [];
     let entry = entries.find((e) => e.started && !e.finished);
-    if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location, out);
+    if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
     this._finish(entry, result, out);
     this._sink.send(...out);
   }
@@ -300,7 +306,7 @@ class TcrunnerJestReporter {
         continue;
       }
       if (this._isFilteredOut(result)) continue;
-      const entry = this._newTest(file, result.ancestorTitles, result.title, result.location, out);
+      const entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
       used.add(entry);
       this._finish(entry, result, out);
     }
