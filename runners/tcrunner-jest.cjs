@@ -19,58 +19,17 @@
 //! `afterAll hook` (testExecError after the tests ran). Tests are declared
 //! when they start, before jest knows their location, so a started test's
 //! `line` comes from a scan of the file for a unique literal title (none for
-//! `test.each` rows or repeated titles); skipped and todo tests get jest's.
+//! `test.each` rows or repeated titles); skipped and todo tests get jest's
+//! location when the project turns `testLocationInResults` on, else the scan's.
 //! Console output reaches the reporter only per file (none with --verbose).
 
-const fs = require('fs');
 const path = require('path');
+const { openSink, stripAnsi, escapePart, scanLines } = require('./tcrunner-common.cjs');
 
-const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007|(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~])/g;
 // A stack frame line; JetBrains splits message and stack at the first one.
 const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
 
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
-
-/** The side channel, or null when tcrunner did not ask for events. */
-function openSink() {
-  let fd = -1;
-  const fdVar = process.env.TCRUNNER_EVENT_FD;
-  const fileVar = process.env.TCRUNNER_EVENT_FILE;
-  try {
-    if (fdVar) fd = Number.parseInt(fdVar, 10);
-    else if (fileVar) fd = fs.openSync(fileVar, 'a');
-  } catch {
-    fd = -1;
-  }
-  if (!(fd >= 0)) return null;
-  return {
-    /** Writes events as JSON lines in one write, so they arrive together. */
-    send(...events) {
-      if (fd < 0) return;
-      let text = '';
-      for (const event of events) text += `${JSON.stringify(event)}\n`;
-      const buf = Buffer.from(text, 'utf8');
-      let off = 0;
-      while (off < buf.length) {
-        try {
-          off += fs.writeSync(fd, buf, off, buf.length - off);
-        } catch (err) {
-          if (err && err.code === 'EAGAIN') {
-            Atomics.wait(PAUSE, 0, 0, 1); // a non-blocking pipe is full: let tcrunner read
-            continue;
-          }
-          fd = -1; // EPIPE, EBADF: tcrunner is gone; stay silent.
-          return;
-        }
-      }
-    },
-  };
-}
-
-const stripAnsi = (text) => String(text).replace(ANSI, '');
-
-/** JetBrains JS locationHint path: parts joined by `.`, `.` and `\` escaped. */
-const escapePart = (part) => (/[.\\]/.test(part) ? part.replace(/[.\\]/g, '\\$&') : part);
+/** JetBrains JS locationHint path: parts joined by `.`. */
 const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
 
 /** The text before the first stack frame, without trailing blank lines. */
@@ -140,34 +99,6 @@ function plainFormat(value, indent) {
   return `Object {\n${body.join('')}${indent}}`;
 }
 
-// A test call with a literal title: `test(`, `it.only(`, `xit(` … `'title'`.
-const TEST_CALL = /\b(?:it|test|fit|xit|xtest)(?:\s*\.\s*[A-Za-z]+)*\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.)*`)/g;
-const ESCAPES = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', 0: '\0' };
-
-/**
- * Lines of the test calls in a source file whose title occurs once: jest
- * gives a test's location only with its result, after it has to be declared.
- * Ambiguous or computed titles (`test.each`) get no line rather than a wrong one.
- */
-function scanTitleLines(file) {
-  const lines = new Map(); // title -> line, or 0 when the title repeats
-  let text;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return lines;
-  }
-  let line = 1;
-  let at = 0;
-  for (const match of text.matchAll(TEST_CALL)) {
-    for (let i = text.indexOf('\n', at); i !== -1 && i < match.index; i = text.indexOf('\n', i + 1)) line++;
-    at = match.index;
-    const title = match[1].slice(1, -1).replace(/\\(.)/gs, (_, c) => (c in ESCAPES ? ESCAPES[c] : c === '\n' ? '' : c));
-    lines.set(title, lines.has(title) ? 0 : line);
-  }
-  return lines;
-}
-
 /** Reads the running jest's version. */
 function jestVersion(rootDir) {
   const from = [rootDir, process.cwd()];
@@ -214,16 +145,17 @@ class FileState {
     this.suites = new Map(); // ancestor titles joined by NUL -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
     this.live = new Map(); // title-path key -> [{id, started, finished, line}]
-    this.titleLines = null; // from scanTitleLines, read on the first live start
+    this.titleLines = null; // test lines from scanLines, read on first use
   }
 
   /** The line of a live-started test, when its title is unambiguous. */
   lineOf(title) {
-    if (!this.titleLines) this.titleLines = scanTitleLines(this.file);
+    if (!this.titleLines) this.titleLines = scanLines(this.file).tests;
     return this.titleLines.get(title) || undefined;
   }
 
-  /** `{line}` from the same scan, for a test that never started (no --testLocationInResults). */
+  /** `{line}` from the same scan, for a test that never started (tcrunner
+   * does not pass --testLocationInResults: it costs jest about 12% CPU). */
   locationOf(title) {
     const line = this.lineOf(title);
     return line ? { line } : undefined;

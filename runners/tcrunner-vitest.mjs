@@ -14,6 +14,10 @@
 //! `diff`, `expected`, `actual`, `cause`), console logs by `taskId`, and
 //! `vitest.config.testNamePattern`.
 //!
+//! Lines come from vitest's `location` when the project turns on
+//! `includeTaskLocation`, else from a scan of the file for titles that occur
+//! once (`scanLines` in tcrunner-common.cjs).
+//!
 //! Node ids: a file is its absolute path (`[project, path]` in a named
 //! project); a describe is the JSON array `[file, ...titles]`; a test is
 //! `[file, ...titles, title, n]`, where n numbers tests with the same titles.
@@ -25,57 +29,15 @@
 //! errors that no test carries, one named after the error (`Error`,
 //! `SyntaxError`) per load error of a module, and a top-level
 //! `Unhandled error` per error vitest reports outside any test.
-import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import common from './tcrunner-common.cjs';
 
-const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u0007|(?:\d{1,4}(?:;\d{0,4})*)?[\dA-PR-TZcf-nq-uy=><~])/g;
+const { openSink, stripAnsi, escapePart, scanLines } = common;
+
 const STACK_FRAME = /^\s+at\s/;
 // Frames of vitest's own machinery, which vitest's reporters hide as well.
 const INTERNAL_FRAME = /[\\/]node_modules[\\/](?:vitest|@vitest|vite|vite-node|tinypool|tinyspy|chai)[\\/]|\(node:|^\s+at node:|^\s+at new Promise \(<anonymous>\)$/;
-
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
-
-/** The side channel, or null when tcrunner did not ask for events. */
-function openSink() {
-  let fd = -1;
-  const fdVar = process.env.TCRUNNER_EVENT_FD;
-  const fileVar = process.env.TCRUNNER_EVENT_FILE;
-  try {
-    if (fdVar) fd = Number.parseInt(fdVar, 10);
-    else if (fileVar) fd = fs.openSync(fileVar, 'a');
-  } catch {
-    fd = -1;
-  }
-  if (!(fd >= 0)) return null;
-  return {
-    /** Writes events as JSON lines in one write, so they arrive together. */
-    send(...events) {
-      if (fd < 0) return;
-      let text = '';
-      for (const event of events) text += `${JSON.stringify(event)}\n`;
-      const buf = Buffer.from(text, 'utf8');
-      let off = 0;
-      while (off < buf.length) {
-        try {
-          off += fs.writeSync(fd, buf, off, buf.length - off);
-        } catch (err) {
-          if (err && err.code === 'EAGAIN') {
-            Atomics.wait(PAUSE, 0, 0, 1); // a non-blocking pipe is full: let tcrunner read
-            continue;
-          }
-          fd = -1; // EPIPE, EBADF: tcrunner is gone; stay silent.
-          return;
-        }
-      }
-    },
-  };
-}
-
-const stripAnsi = (text) => String(text).replace(ANSI, '');
-
-/** A JetBrains JS locationHint part: `.` and `\` escaped (parts are joined by `.`). */
-const escapePart = (part) => (/[.\\]/.test(part) ? part.replace(/[.\\]/g, '\\$&') : part);
 
 /** The first paragraph: what a one-line failure reason should show. */
 const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim();
@@ -131,6 +93,7 @@ export default class TcrunnerVitestReporter {
     this.blamed = new Set(); // keys of hook errors already reported on the tests they hit
     this.pendingLogs = new Map(); // vitest task id -> logs that came before the node
     this.counters = new Map(); // title-path key -> tests numbered so far
+    this.scans = new Map(); // file -> scanLines(file), while its module runs
     this.root = process.cwd();
     this.nameFilter = null;
     this.separator = ' ';
@@ -247,6 +210,7 @@ export default class TcrunnerVitestReporter {
     this.settleVictims(module.id);
     this.hookFailures(module, file);
     file.done = true;
+    this.scans.delete(file.file);
     this.sink.send({ ev: 'suite_done', id: file.id });
   }
 
@@ -273,13 +237,25 @@ export default class TcrunnerVitestReporter {
     return node;
   }
 
+  /**
+   * A suite's or test's line: vitest's own when the project turns on
+   * `includeTaskLocation` (tcrunner does not: it costs vitest about 14% CPU),
+   * else the scan's, for a title that occurs once in the file.
+   */
+  lineOf(file, child) {
+    if (child.location) return child.location.line;
+    let scan = this.scans.get(file);
+    if (!scan) this.scans.set(file, (scan = scanLines(file)));
+    return (child.type === 'suite' ? scan.suites : scan.tests).get(child.name) || undefined;
+  }
+
   /** Declares (into `out`) the suites and tests under a module or suite, depth first. */
   declareChildren(parent, parentNode, out) {
     const { file } = parentNode;
     for (const child of parent.children) {
       if (this.nodes.has(child.id)) continue;
       const { name } = child;
-      const line = child.location && child.location.line;
+      const line = this.lineOf(file, child);
       const hintPath = `${parentNode.path}.${escapePart(name)}`;
       if (child.type === 'suite') {
         const head = `${parentNode.head},${JSON.stringify(name)}`;

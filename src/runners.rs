@@ -10,11 +10,18 @@ pub(crate) enum Runner {
     Pytest,
     Jest,
     Vitest,
+    /// What the jest and vitest reporters share, loaded from their folder.
+    JsCommon,
 }
 
 impl Runner {
     #[cfg(test)]
-    pub(crate) const ALL: [Runner; 3] = [Runner::Pytest, Runner::Jest, Runner::Vitest];
+    pub(crate) const ALL: [Runner; 4] = [
+        Runner::Pytest,
+        Runner::Jest,
+        Runner::Vitest,
+        Runner::JsCommon,
+    ];
 
     /// The file name it is written out as.
     pub(crate) fn file_name(self) -> &'static str {
@@ -22,6 +29,7 @@ impl Runner {
             Runner::Pytest => "tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
+            Runner::JsCommon => "tcrunner-common.cjs",
         }
     }
 
@@ -31,6 +39,15 @@ impl Runner {
             Runner::Pytest => include_str!("../runners/tcrunner_pytest.py"),
             Runner::Jest => include_str!("../runners/tcrunner-jest.cjs"),
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
+            Runner::JsCommon => include_str!("../runners/tcrunner-common.cjs"),
+        }
+    }
+
+    /// The files it loads from its own folder, written beside it.
+    pub(crate) fn companions(self) -> &'static [Runner] {
+        match self {
+            Runner::Jest | Runner::Vitest => &[Runner::JsCommon],
+            Runner::Pytest | Runner::JsCommon => &[],
         }
     }
 }
@@ -52,10 +69,12 @@ mod tests {
                     .args(["-m", "py_compile"])
                     .arg(&file)
                     .status(),
-                Runner::Jest | Runner::Vitest => std::process::Command::new("node")
-                    .arg("--check")
-                    .arg(&file)
-                    .status(),
+                Runner::Jest | Runner::Vitest | Runner::JsCommon => {
+                    std::process::Command::new("node")
+                        .arg("--check")
+                        .arg(&file)
+                        .status()
+                }
             };
             assert!(
                 status.unwrap().success(),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::FrameworkName;
 use crate::process::Spec;
+use crate::runners::Runner;
 
 pub(crate) use js::{Jest, Vitest};
 pub(crate) use pytest::Pytest;
@@ -153,33 +154,43 @@ fn is_js_file(path: &str) -> bool {
         .any(|e| path.ends_with(e))
 }
 
-/// Writes an embedded runner file into a per-user cache folder, once per
-/// content, and returns its absolute path.
-pub(crate) fn write_runner(file_name: &str, content: &str) -> Result<PathBuf, SetupError> {
+/// Writes an embedded runner, and the files it loads from its own folder,
+/// into a per-user cache folder (one per content) and returns the runner's
+/// absolute path.
+pub(crate) fn write_runner(runner: Runner) -> Result<PathBuf, SetupError> {
     use std::hash::{Hash, Hasher};
+    let files: Vec<Runner> = std::iter::once(runner)
+        .chain(runner.companions().iter().copied())
+        .collect();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    content.hash(&mut hasher);
+    for file in &files {
+        file.source().hash(&mut hasher);
+    }
     // SAFETY: getuid cannot fail and has no memory effects.
     let uid = unsafe { libc::getuid() };
     let dir = std::env::temp_dir()
         .join(format!("tcrunner-{uid}"))
         .join(format!("{:016x}", hasher.finish()));
+    for file in files {
+        write_file(&dir, file.file_name(), file.source())?;
+    }
+    Ok(dir.join(runner.file_name()))
+}
+
+/// Writes `content` to `dir/file_name` unless it is there already.
+fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
     let path = dir.join(file_name);
     if std::fs::read_to_string(&path).is_ok_and(|existing| existing == content) {
-        return Ok(path);
+        return Ok(());
     }
     let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(&dir)?;
+        std::fs::create_dir_all(dir)?;
         // Write then rename, so a concurrent run never loads half a file.
         let partial = dir.join(format!("{file_name}.{}", std::process::id()));
         std::fs::write(&partial, content)?;
         std::fs::rename(&partial, &path)
     };
-    write().map_err(|source| SetupError::Runner {
-        path: path.clone(),
-        source,
-    })?;
-    Ok(path)
+    write().map_err(|source| SetupError::Runner { path, source })
 }
 
 /// `OsString`s from strings.

@@ -125,7 +125,7 @@ impl Framework for Pytest {
                 "cannot be combined with --path (pass the folders and files as --path, or the tests as --target)",
             ));
         }
-        let runner = write_runner(Runner::Pytest.file_name(), Runner::Pytest.source())?;
+        let runner = write_runner(Runner::Pytest)?;
         let runner_dir = runner
             .parent()
             .expect("written into a folder")
