@@ -366,8 +366,10 @@ class _Alarm:
 class _Writer:
     """Writes whole lines with os.write; goes quiet for good once the reader is gone.
 
-    Each event is written as it happens, one line per write call; only the
-    declarations at the end of collection are gathered into one write loop.
+    Each event is written as it happens, one line per write call, except
+    what is gathered: the declarations at the end of collection, and a test's
+    ``finished``, which goes out with the next test's ``started`` (one write
+    and one wake-up of tcrunner per test).
     """
 
     def __init__(self, fd):

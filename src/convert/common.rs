@@ -100,6 +100,15 @@ impl<'a> Emitter<'a> {
         format!("{}{}", self.prefix, local)
     }
 
+    /// The id for the `n`th node of a reader that numbers its nodes.
+    pub(crate) fn numbered_id(&self, n: u64) -> String {
+        use std::fmt::Write;
+        let mut id = String::with_capacity(self.prefix.len() + 8);
+        id.push_str(&self.prefix);
+        write!(id, "{n}").expect("writing to a String cannot fail");
+        id
+    }
+
     pub(crate) fn send(&mut self, event: TestEvent) -> Result<(), ReadError> {
         self.sink.event(event).map_err(ReadError::Output)
     }

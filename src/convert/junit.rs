@@ -85,6 +85,10 @@ struct Frame {
     started: bool,
     /// The open classname suites under this frame: (part, id).
     classes: Vec<(String, String)>,
+    /// The `classname` that `classes` were opened for, when the next case
+    /// with the same `classname` needs no change (consecutive cases of one
+    /// class, the common case, skip splitting it again).
+    classes_of: Option<String>,
 }
 
 /// A problem element (`failure`, `error`, `skipped`) of a case.
@@ -345,7 +349,7 @@ impl State {
 
     fn next_id(&mut self, out: &Emitter<'_>) -> String {
         self.next_id += 1;
-        out.id(&self.next_id.to_string())
+        out.numbered_id(self.next_id)
     }
 
     fn parent_id(&self) -> Option<String> {
@@ -361,9 +365,16 @@ impl State {
         let frame_index = self.frames.len() - 1;
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
-        let parts = class_parts(&case.classname, &self.frames[frame_index].name, &case.name);
-        let file = case.file.as_deref().filter(|_| pytest);
-        self.sync_classes(frame_index, &parts, pytest, file, out)?;
+        let frame = &self.frames[frame_index];
+        let names_itself = names_the_test(&case.classname, &frame.name, &case.name);
+        if names_itself || frame.classes_of.as_deref() != Some(case.classname.as_str()) {
+            let parts = class_parts(&case.classname, &frame.name, &case.name);
+            let file = case.file.as_deref().filter(|_| pytest);
+            self.sync_classes(frame_index, &parts, pytest, file, out)?;
+            // The same parts for the next case with this classname, unless
+            // the classname is that case's own name.
+            self.frames[frame_index].classes_of = (!names_itself).then(|| case.classname.clone());
+        }
         self.frames[frame_index].started = true;
 
         let py_file = pytest && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
@@ -463,7 +474,7 @@ impl State {
             };
             let file = file.filter(|_| kind != NodeKind::Dir).map(str::to_string);
             self.next_id += 1;
-            let id = out.id(&self.next_id.to_string());
+            let id = out.numbered_id(self.next_id);
             let frame = &self.frames[frame_index];
             let parent = frame
                 .classes
@@ -535,18 +546,28 @@ fn trim_block(text: &str) -> Option<String> {
     Some(text[start..].trim_end().to_string())
 }
 
+/// `classname` without its `<testsuite>`'s name in front: Surefire names the
+/// suite after the class, aggregators after the package.
+fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
+    let classname = classname.trim();
+    classname
+        .strip_prefix(suite)
+        .and_then(|r| r.strip_prefix('.'))
+        .unwrap_or(classname)
+}
+
+/// Whether the `classname` is the test's own name (so it adds no suite).
+fn names_the_test(classname: &str, suite: &str, test: &str) -> bool {
+    own_classname(classname, suite) == test
+}
+
 /// The suites a `classname` adds under its `<testsuite>`.
 fn class_parts<'c>(classname: &'c str, suite: &str, test: &str) -> Vec<&'c str> {
     const FILE_EXTENSIONS: &[&str] = &[
         "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte", "py", "rb", "go",
         "java", "kt", "cs", "php", "rs",
     ];
-    let classname = classname.trim();
-    // Surefire names the suite after the class; aggregators after the package.
-    let classname = classname
-        .strip_prefix(suite)
-        .and_then(|r| r.strip_prefix('.'))
-        .unwrap_or(classname);
+    let classname = own_classname(classname, suite);
     if classname.is_empty() || classname == suite || classname == test {
         return Vec::new();
     }

@@ -232,6 +232,54 @@ fn file_path_classnames_stay_one_suite() {
     );
 }
 
+/// Consecutive cases share their classname suites; a case whose classname is
+/// its own name adds none, and the next case of the previous class still
+/// gets its class (in a suite of its own, as the stream is in order).
+#[test]
+fn classname_changes_open_and_close_class_suites() {
+    let xml = r#"<testsuite name="s">
+        <testcase classname="pkg.A" name="a1"/>
+        <testcase classname="pkg.A" name="a2"/>
+        <testcase classname="pkg.A" name="pkg.A"/>
+        <testcase classname="pkg.A" name="a3"/>
+        <testcase classname="pkg.B" name="b1"/>
+        <testcase classname="pkg.A" name="a4"/>
+        <testcase classname="s.pkg.A" name="a5"/>
+    </testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let chain = |name: &str| -> Vec<String> {
+        let node = &nodes[name];
+        let mut names: Vec<String> = ancestry(&events, node)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        names.push(node.parent.clone().unwrap_or_default());
+        names
+    };
+    let a1 = chain("a1");
+    assert_eq!(a1[..3], ["s", "pkg", "A"]);
+    assert_eq!(chain("a2"), a1, "one class suite for consecutive cases");
+    assert_eq!(
+        chain("pkg.A")[..1],
+        ["s"],
+        "a classname naming the case adds no suite"
+    );
+    let a3 = chain("a3");
+    assert_eq!(a3[..3], ["s", "pkg", "A"]);
+    assert_ne!(a3[3], a1[3], "the class reopens after the case outside it");
+    assert_eq!(chain("b1")[..3], ["s", "pkg", "B"]);
+    let a4 = chain("a4");
+    assert_eq!(a4[..3], ["s", "pkg", "A"]);
+    assert_ne!(a4[3], a3[3]);
+    assert_eq!(
+        chain("a5"),
+        a4,
+        "the suite's name in front is the same class"
+    );
+    check_tree(&events);
+}
+
 #[test]
 fn nested_suites_duplicates_and_suite_output() {
     let events = read_sample("surefire-nested.xml");

@@ -20,7 +20,7 @@ pub(crate) struct Lines {
 
 impl Lines {
     pub(crate) fn count(&mut self, bytes: &[u8]) {
-        for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+        for i in memchr::memchr_iter(b'\n', bytes) {
             if self.recent.len() == Counted::<()>::RECENT {
                 self.recent.pop_front();
             }
