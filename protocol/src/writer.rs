@@ -221,24 +221,8 @@ impl<W: Write> Writer<W> {
             "attribute keys {attrs:?}"
         );
         let line = &mut self.line;
-        line.clear();
-        if !self.at_line_start {
-            line.push('\n');
-        }
-        line.push_str("##teamcity[");
-        line.push_str(name);
-        if let Some(at) = at {
-            line.push_str(" timestamp='");
-            at.push_to(line);
-            line.push('\'');
-        }
-        for (key, value) in attrs {
-            line.push(' ');
-            line.push_str(key);
-            line.push_str("='");
-            escape_into(value, line);
-            line.push('\'');
-        }
+        start_line(line, self.at_line_start, name);
+        push_attrs(line, at, attrs.iter().copied());
         line.push_str("]\n");
         self.finish_line()
     }
@@ -259,35 +243,47 @@ impl<W: Write> Writer<W> {
             check_identifier("attribute key", key)?;
         }
         let line = &mut self.line;
-        line.clear();
-        if !self.at_line_start {
-            line.push('\n');
-        }
-        line.push_str("##teamcity[");
-        line.push_str(&message.name);
+        start_line(line, self.at_line_start, &message.name);
         match &message.body {
             Body::Value(value) => {
                 line.push_str(" '");
                 escape_into(value, line);
                 line.push('\'');
             }
-            Body::Attrs(attrs) => {
-                if let Some(at) = at {
-                    line.push_str(" timestamp='");
-                    at.push_to(line);
-                    line.push('\'');
-                }
-                for (key, value) in attrs {
-                    line.push(' ');
-                    line.push_str(key);
-                    line.push_str("='");
-                    escape_into(value, line);
-                    line.push('\'');
-                }
-            }
+            Body::Attrs(attrs) => push_attrs(line, at, attrs.iter().map(|(k, v)| (&**k, &**v))),
         }
         line.push_str("]\n");
         self.finish_line()
+    }
+}
+
+/// Starts `line` as `##teamcity[name`, on a line of its own.
+fn start_line(line: &mut String, at_line_start: bool, name: &str) {
+    line.clear();
+    if !at_line_start {
+        line.push('\n');
+    }
+    line.push_str("##teamcity[");
+    line.push_str(name);
+}
+
+/// Appends the timestamp, if any, then ` key='escaped value'` for each attribute.
+fn push_attrs<'a>(
+    line: &mut String,
+    at: Option<Timestamp>,
+    attrs: impl Iterator<Item = (&'a str, &'a str)>,
+) {
+    if let Some(at) = at {
+        line.push_str(" timestamp='");
+        at.push_to(line);
+        line.push('\'');
+    }
+    for (key, value) in attrs {
+        line.push(' ');
+        line.push_str(key);
+        line.push_str("='");
+        escape_into(value, line);
+        line.push('\'');
     }
 }
 
