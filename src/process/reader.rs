@@ -40,6 +40,9 @@ struct Reader {
     sources: [Source; 3],
     tx: SyncSender<Input>,
     buf: Vec<u8>,
+    /// Holds a chunk of the event pipe while its lines are handled: passing
+    /// on stdout and stderr first reads them into `buf`.
+    events_buf: Vec<u8>,
     /// An event line read in part.
     line: Vec<u8>,
 }
@@ -71,6 +74,7 @@ pub(super) fn spawn(
         ],
         tx,
         buf: vec![0u8; CHUNK],
+        events_buf: vec![0u8; CHUNK],
         line: Vec::new(),
     };
     thread::spawn(move || {
@@ -171,22 +175,28 @@ impl Reader {
             }
             return Ok(());
         }
-        let mut rest = n;
+        // The chunk moves out of `buf`, which `drain_text` reads into.
+        std::mem::swap(&mut self.buf, &mut self.events_buf);
+        let result = self.split_events(n);
+        std::mem::swap(&mut self.buf, &mut self.events_buf);
+        result
+    }
+
+    /// Passes on the lines of the `n` bytes in `events_buf`, keeping an
+    /// unfinished last line for the next chunk.
+    fn split_events(&mut self, n: usize) -> Result<(), Gone> {
         let mut start = 0;
-        while let Some(end) = self.buf[start..start + rest]
-            .iter()
-            .position(|&b| b == b'\n')
-        {
-            self.line.extend_from_slice(&self.buf[start..start + end]);
+        while let Some(end) = memchr::memchr(b'\n', &self.events_buf[start..n]) {
+            self.line
+                .extend_from_slice(&self.events_buf[start..start + end]);
             let line = std::mem::take(&mut self.line);
             if !is_started(&line) {
                 self.drain_text()?;
             }
             self.send(Input::Event(line))?;
             start += end + 1;
-            rest -= end + 1;
         }
-        self.line.extend_from_slice(&self.buf[start..start + rest]);
+        self.line.extend_from_slice(&self.events_buf[start..n]);
         Ok(())
     }
 
@@ -263,6 +273,51 @@ mod tests {
         assert!(!is_started(
             br#"{"ev":"output","id":"a","text":"\"ev\":\"started\""}"#
         ));
+    }
+
+    /// Several event lines in one chunk arrive whole even when text waiting
+    /// on stdout is passed on between them (it is read into another buffer).
+    #[test]
+    fn event_lines_of_one_chunk_survive_draining_text_between_them() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, mut ev_w) = io::pipe().unwrap();
+        // Room for all the text at once, so it is all waiting before the
+        // reader starts: after its first chunk, more is left to drain.
+        // SAFETY: fcntl on a pipe we own; no memory is passed.
+        let grown = unsafe { libc::fcntl(out_w.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+        assert!(
+            grown >= 1 << 20,
+            "F_SETPIPE_SZ: {}",
+            io::Error::last_os_error()
+        );
+        let text = vec![b'x'; 4 * CHUNK];
+        out_w.write_all(&text).unwrap();
+        let events = b"{\"ev\":\"finished\",\"id\":\"a\"}\n{\"ev\":\"suite_done\",\"id\":\"s\"}\n";
+        ev_w.write_all(events).unwrap();
+        drop((out_w, err_w, ev_w));
+        let (tx, rx) = std::sync::mpsc::sync_channel(64);
+        spawn(out_r.into(), err_r.into(), ev_r.into(), tx).unwrap();
+        let mut lines = Vec::new();
+        let mut text_bytes = 0;
+        let mut closed = 0;
+        while closed < 3 {
+            match rx.recv().unwrap() {
+                Input::Stdout(bytes) => text_bytes += bytes.len(),
+                Input::Event(line) => lines.push(String::from_utf8(line).unwrap()),
+                Input::Closed => closed += 1,
+                _ => {}
+            }
+        }
+        assert_eq!(text_bytes, text.len());
+        assert_eq!(
+            lines,
+            [
+                r#"{"ev":"finished","id":"a"}"#,
+                r#"{"ev":"suite_done","id":"s"}"#
+            ]
+        );
     }
 
     /// Text written before an event line comes before it, however large;
