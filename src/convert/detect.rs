@@ -110,26 +110,12 @@ pub(crate) const FORMAT_NAMES: &str = "junit, jest-json, vitest-json, pytest-jso
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::convert::testing::{sample, SAMPLES};
 
     #[test]
     fn sniffs_each_sample() {
-        let cases = [
-            ("jest.json", InputFormat::JestJson),
-            ("vitest.json", InputFormat::VitestJson),
-            ("vitest-junit.xml", InputFormat::Junit),
-            ("pytest-junit.xml", InputFormat::Junit),
-            ("pytest-junit-xunit1-logall.xml", InputFormat::Junit),
-            ("pytest-report.json", InputFormat::PytestJson),
-            ("pytest-ctrf.json", InputFormat::Ctrf),
-            ("jest-junit.xml", InputFormat::Junit),
-            ("surefire-nested.xml", InputFormat::Junit),
-        ];
-        for (name, format) in cases {
-            let path = format!(
-                "{}/tests/fixtures/reports/{name}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let bytes = std::fs::read(&path).unwrap();
+        for (name, format) in SAMPLES {
+            let bytes = sample(name);
             let head = &bytes[..bytes.len().min(SNIFF_LEN)];
             assert_eq!(sniff(head), Sniffed::Format(format), "{name}");
             if format != InputFormat::Junit {

@@ -6,7 +6,7 @@ use clap::Parser as _;
 
 use super::*;
 use crate::cli::{Config, RawArgs};
-use crate::convert::testing::{events_of, sample};
+use crate::convert::testing::{events_of, sample, SAMPLES};
 
 fn fixture(name: &str) -> String {
     format!(
@@ -38,20 +38,6 @@ fn temp(name: &str, content: &[u8]) -> PathBuf {
     std::fs::write(&path, content).unwrap();
     path
 }
-
-const SAMPLES: [(&str, InputFormat); 11] = [
-    ("jest.json", InputFormat::JestJson),
-    ("vitest.json", InputFormat::VitestJson),
-    ("vitest-junit.xml", InputFormat::Junit),
-    ("pytest-junit.xml", InputFormat::Junit),
-    ("pytest-junit-xunit1-logall.xml", InputFormat::Junit),
-    ("pytest-report.json", InputFormat::PytestJson),
-    ("pytest-ctrf.json", InputFormat::Ctrf),
-    ("jest-junit.xml", InputFormat::Junit),
-    ("surefire-nested.xml", InputFormat::Junit),
-    ("single-testsuite.xml", InputFormat::Junit),
-    ("unicode-cdata.xml", InputFormat::Junit),
-];
 
 #[test]
 fn every_sample_converts_with_failures() {

@@ -2,7 +2,24 @@
 use std::collections::{HashMap, HashSet};
 
 use super::common::{Emitter, ReadError};
+use crate::cli::InputFormat;
 use crate::event::{Outcome, TestEvent};
+
+/// Every report in `tests/fixtures/reports/` that is a whole, valid report,
+/// with its format.
+pub(crate) const SAMPLES: [(&str, InputFormat); 11] = [
+    ("jest.json", InputFormat::JestJson),
+    ("vitest.json", InputFormat::VitestJson),
+    ("vitest-junit.xml", InputFormat::Junit),
+    ("pytest-junit.xml", InputFormat::Junit),
+    ("pytest-junit-xunit1-logall.xml", InputFormat::Junit),
+    ("pytest-report.json", InputFormat::PytestJson),
+    ("pytest-ctrf.json", InputFormat::Ctrf),
+    ("jest-junit.xml", InputFormat::Junit),
+    ("surefire-nested.xml", InputFormat::Junit),
+    ("single-testsuite.xml", InputFormat::Junit),
+    ("unicode-cdata.xml", InputFormat::Junit),
+];
 
 /// A report from `tests/fixtures/reports/`.
 pub(crate) fn sample(name: &str) -> Vec<u8> {
