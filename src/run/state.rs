@@ -173,11 +173,7 @@ impl State {
                         signal_name(signal),
                         self.name
                     );
-                    note(&text);
-                    pipeline.event(TestEvent::Log {
-                        level: LogLevel::Warning,
-                        text,
-                    })?;
+                    tell(pipeline, LogLevel::Warning, text)?;
                 }
             }
             last_input = Instant::now();
@@ -308,11 +304,7 @@ impl State {
                     ),
                     _ => format!("a test {why} (--timeout): stopping {name}"),
                 };
-                note(&text);
-                pipeline.event(TestEvent::Log {
-                    level: LogLevel::Error,
-                    text,
-                })?;
+                tell(pipeline, LogLevel::Error, text)?;
                 for id in ids {
                     self.running.remove(&id);
                     fail(pipeline, id, why.clone(), None)?;
@@ -328,11 +320,7 @@ impl State {
                     && !limits.collect_only
                 {
                     let text = format!("{name} ran no tests: none were collected or selected");
-                    note(&text);
-                    pipeline.event(TestEvent::Log {
-                        level: LogLevel::Warning,
-                        text,
-                    })?;
+                    tell(pipeline, LogLevel::Warning, text)?;
                 }
             }
         }
@@ -354,11 +342,7 @@ impl State {
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
             {
                 let text = format!("{name} ran no tests: {line}");
-                note(&text);
-                pipeline.event(TestEvent::Log {
-                    level: LogLevel::Warning,
-                    text,
-                })?;
+                tell(pipeline, LogLevel::Warning, text)?;
                 self.no_tests = true;
                 return Ok(());
             }
@@ -396,11 +380,7 @@ impl State {
         } else if status.code().is_none() && self.reported {
             self.crashed = true;
             let text = format!("{name} {} between tests", describe(status));
-            note(&text);
-            pipeline.event(TestEvent::Log {
-                level: LogLevel::Error,
-                text,
-            })?;
+            tell(pipeline, LogLevel::Error, text)?;
         }
         Ok(())
     }
@@ -459,4 +439,11 @@ impl State {
         }
         code
     }
+}
+
+/// Says `text` on both channels: a `tcrunner:` line on stderr, for a person
+/// at a terminal, and a message in the stream, for the IDE or server.
+fn tell<W: Write>(pipeline: &mut Pipeline<W>, level: LogLevel, text: String) -> io::Result<()> {
+    note(&text);
+    pipeline.event(TestEvent::Log { level, text })
 }
