@@ -41,9 +41,11 @@ def main():
     for k, us in self_by.most_common(args.top):
         print(f"  {us / 1e3:9.1f} ms {100 * us / total:5.1f}%  {k}")
     if args.match:
-        # inclusive time of samples that have a frame from a matching script on their stack
+        # Samples with a frame from a matching script on their stack: their
+        # time by outermost matching frame (inclusive) and by leaf (self).
         inclusive = 0
         by_entry = collections.Counter()
+        inner = collections.Counter()
         for nid, us in hits.items():
             chain = []
             x = nid
@@ -53,19 +55,11 @@ def main():
             matching = [n for n in chain if args.match in n["callFrame"]["url"]]
             if matching:
                 inclusive += us
-                by_entry[key(matching[-1])] += us  # outermost matching frame
+                by_entry[key(matching[-1])] += us
+                inner[key(nodes[nid])] += us
         print(f"\ninclusive time under {args.match!r}: {inclusive / 1e3:.1f} ms ({100 * inclusive / total:.1f}%)")
         for k, us in by_entry.most_common(args.top):
             print(f"  {us / 1e3:9.1f} ms  {k}")
-        inner = collections.Counter()
-        for nid, us in hits.items():
-            chain = []
-            x = nid
-            while x is not None:
-                chain.append(nodes[x])
-                x = parent.get(x)
-            if any(args.match in n["callFrame"]["url"] for n in chain):
-                inner[key(nodes[nid])] += us
         print(f"\nself time of the leaves under {args.match!r}:")
         for k, us in inner.most_common(args.top):
             print(f"  {us / 1e3:9.1f} ms  {k}")
