@@ -1,8 +1,9 @@
 //! All process control: the framework runs in its own process group with
-//! stdin closed; stdout, stderr and the event side channel are read by one
-//! polling thread into one bounded channel, in the order they were written
-//! as far as it can be known, so no pipe can fill up and block the
-//! framework; the group is stopped with SIGTERM, a grace period, then SIGKILL.
+//! stdin closed; stdout, stderr and the event side channel are polled by the
+//! run loop itself and handed out in the order they were written as far as
+//! it can be known; nothing is read ahead of the loop, so a slow consumer
+//! slows the framework down instead of growing our memory; the group is
+//! stopped with SIGTERM, a grace period, then SIGKILL.
 mod reader;
 mod unix;
 

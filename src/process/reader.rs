@@ -1,6 +1,7 @@
-//! One thread that reads the framework's stdout, stderr and event pipe, and
-//! hands what it reads on in the order the framework wrote it, as far as
-//! that order can be known.
+//! Reads the framework's stdout, stderr and event pipe and hands what it
+//! reads on in the order the framework wrote it, as far as that order can be
+//! known. It runs on the run loop's own thread: one wake-up per burst of
+//! input, not one for a reader thread and another for the loop.
 //!
 //! Two pipes have no common clock, but a write to a pipe is complete when
 //! `write` returns: everything the framework wrote to stdout before it wrote
@@ -10,10 +11,9 @@
 //! before its `testFinished`, even a 10 MB line. `started` lines are passed
 //! on at once: what a test prints comes after its start, and draining
 //! first would pull it in front.
+use std::collections::VecDeque;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::mpsc::SyncSender;
-use std::thread;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::unix::Input;
 
@@ -32,13 +32,9 @@ struct Source {
     kind: Kind,
 }
 
-/// Why reading stopped early: tcrunner stopped listening.
-struct Gone;
-
-struct Reader {
+pub(super) struct Reader {
     /// stdout, stderr, events: in this order.
     sources: [Source; 3],
-    tx: SyncSender<Input>,
     buf: Vec<u8>,
     /// Holds a chunk of the event pipe while its lines are handled: passing
     /// on stdout and stderr first reads them into `buf`.
@@ -47,163 +43,120 @@ struct Reader {
     line: Vec<u8>,
 }
 
-/// Starts the reader; it sends [`Input::Closed`] once for each pipe.
-pub(super) fn spawn(
-    stdout: OwnedFd,
-    stderr: OwnedFd,
-    events: OwnedFd,
-    tx: SyncSender<Input>,
-) -> io::Result<()> {
-    for fd in [&stdout, &stderr, &events] {
-        set_nonblocking(fd)?;
-    }
-    let reader = Reader {
-        sources: [
-            Source {
-                fd: Some(stdout),
-                kind: Kind::Stdout,
-            },
-            Source {
-                fd: Some(stderr),
-                kind: Kind::Stderr,
-            },
-            Source {
-                fd: Some(events),
-                kind: Kind::Events,
-            },
-        ],
-        tx,
-        buf: vec![0u8; CHUNK],
-        events_buf: vec![0u8; CHUNK],
-        line: Vec::new(),
-    };
-    thread::spawn(move || {
-        let mut reader = reader;
-        let _ = reader.run();
-    });
-    Ok(())
-}
-
 impl Reader {
-    fn run(&mut self) -> Result<(), Gone> {
-        loop {
-            let mut polled: Vec<(usize, libc::pollfd)> = Vec::with_capacity(3);
-            for (i, source) in self.sources.iter().enumerate() {
-                if let Some(fd) = &source.fd {
-                    polled.push((
-                        i,
-                        libc::pollfd {
-                            fd: fd.as_raw_fd(),
-                            events: libc::POLLIN,
-                            revents: 0,
-                        },
-                    ));
-                }
+    /// A reader of the three pipes; it yields [`Input::Closed`] once for each.
+    pub(super) fn new(stdout: OwnedFd, stderr: OwnedFd, events: OwnedFd) -> io::Result<Reader> {
+        for fd in [&stdout, &stderr, &events] {
+            set_nonblocking(fd)?;
+        }
+        let source = |fd, kind| Source { fd: Some(fd), kind };
+        Ok(Reader {
+            sources: [
+                source(stdout, Kind::Stdout),
+                source(stderr, Kind::Stderr),
+                source(events, Kind::Events),
+            ],
+            buf: vec![0u8; CHUNK],
+            events_buf: vec![0u8; CHUNK],
+            line: Vec::new(),
+        })
+    }
+
+    /// The pipes still open, by index, for `poll`.
+    pub(super) fn open_fds(&self) -> impl Iterator<Item = (usize, RawFd)> + '_ {
+        self.sources
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.fd.as_ref().map(|fd| (i, fd.as_raw_fd())))
+    }
+
+    /// Reads one chunk from pipe `i`, which `poll` said is ready, into `out`.
+    /// One chunk per ready pipe per round, so no pipe starves another.
+    pub(super) fn read_ready(&mut self, i: usize, out: &mut VecDeque<Input>) {
+        match self.sources[i].kind {
+            Kind::Stdout | Kind::Stderr => {
+                self.read_text(i, CHUNK, out);
             }
-            if polled.is_empty() {
-                return Ok(());
-            }
-            let mut fds: Vec<libc::pollfd> = polled.iter().map(|(_, p)| *p).collect();
-            // SAFETY: `fds` is a valid array of initialised pollfds of the length given.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
-            if ready < 0 {
-                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Ok(());
-            }
-            // One chunk per ready pipe per round, so no pipe starves another.
-            for ((i, _), fd) in polled.iter().zip(&fds) {
-                if fd.revents != 0 {
-                    match self.sources[*i].kind {
-                        Kind::Stdout | Kind::Stderr => {
-                            self.read_text(*i, CHUNK)?;
-                        }
-                        Kind::Events => self.read_events()?,
-                    }
-                }
-            }
+            Kind::Events => self.read_events(out),
         }
     }
 
     /// Reads up to `limit` bytes from a text pipe; returns how many.
-    fn read_text(&mut self, i: usize, limit: usize) -> Result<usize, Gone> {
+    fn read_text(&mut self, i: usize, limit: usize, out: &mut VecDeque<Input>) -> usize {
         let want = limit.min(CHUNK);
-        match self.read(i, want) {
-            Some(0) => Ok(0),
-            Some(n) => {
+        match self.read(i, want, out) {
+            Some(n) if n > 0 => {
                 let bytes = self.buf[..n].to_vec();
-                let input = match self.sources[i].kind {
+                out.push_back(match self.sources[i].kind {
                     Kind::Stdout => Input::Stdout(bytes),
                     _ => Input::Stderr(bytes),
-                };
-                self.send(input)?;
-                Ok(n)
+                });
+                n
             }
-            None => Ok(0),
+            _ => 0,
         }
     }
 
     /// Passes on what stdout and stderr hold right now.
-    fn drain_text(&mut self) -> Result<(), Gone> {
+    fn drain_text(&mut self, out: &mut VecDeque<Input>) {
         for i in 0..2 {
             let Some(fd) = &self.sources[i].fd else {
                 continue;
             };
             let mut left = pending_bytes(fd);
             while left > 0 {
-                let n = self.read_text(i, left)?;
+                let n = self.read_text(i, left, out);
                 if n == 0 {
                     break;
                 }
                 left -= n.min(left);
             }
         }
-        Ok(())
     }
 
-    fn read_events(&mut self) -> Result<(), Gone> {
-        let Some(n) = self.read(2, CHUNK) else {
-            return Ok(());
+    fn read_events(&mut self, out: &mut VecDeque<Input>) {
+        let Some(n) = self.read(2, CHUNK, out) else {
+            return;
         };
         if n == 0 {
             // End of the pipe: a last line without a newline still counts.
             if !self.line.is_empty() {
                 let line = std::mem::take(&mut self.line);
-                self.drain_text()?;
-                self.send(Input::Event(line))?;
+                // It goes before the `Closed` that `read` just queued.
+                let closed = out.pop_back();
+                self.drain_text(out);
+                out.push_back(Input::Event(line));
+                out.extend(closed);
             }
-            return Ok(());
+            return;
         }
         // The chunk moves out of `buf`, which `drain_text` reads into.
         std::mem::swap(&mut self.buf, &mut self.events_buf);
-        let result = self.split_events(n);
+        self.split_events(n, out);
         std::mem::swap(&mut self.buf, &mut self.events_buf);
-        result
     }
 
     /// Passes on the lines of the `n` bytes in `events_buf`, keeping an
     /// unfinished last line for the next chunk.
-    fn split_events(&mut self, n: usize) -> Result<(), Gone> {
+    fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>) {
         let mut start = 0;
         while let Some(end) = memchr::memchr(b'\n', &self.events_buf[start..n]) {
             self.line
                 .extend_from_slice(&self.events_buf[start..start + end]);
             let line = std::mem::take(&mut self.line);
             if !is_started(&line) {
-                self.drain_text()?;
+                self.drain_text(out);
             }
-            self.send(Input::Event(line))?;
+            out.push_back(Input::Event(line));
             start += end + 1;
         }
         self.line.extend_from_slice(&self.events_buf[start..n]);
-        Ok(())
     }
 
     /// One read into `buf`: `Some(n)` bytes (0 at end of file, when the
-    /// source is closed and [`Input::Closed`] sent), `None` when nothing is
-    /// there now.
-    fn read(&mut self, i: usize, want: usize) -> Option<usize> {
+    /// source is closed and [`Input::Closed`] queued), `None` when nothing
+    /// is there now.
+    fn read(&mut self, i: usize, want: usize, out: &mut VecDeque<Input>) -> Option<usize> {
         let fd = self.sources[i].fd.as_ref()?.as_raw_fd();
         loop {
             // SAFETY: `buf` has at least `want` writable bytes; fd is open.
@@ -220,13 +173,9 @@ impl Reader {
             }
             // End of file, or an error that will not go away.
             self.sources[i].fd = None;
-            let _ = self.tx.send(Input::Closed);
+            out.push_back(Input::Closed);
             return Some(0);
         }
-    }
-
-    fn send(&self, input: Input) -> Result<(), Gone> {
-        self.tx.send(input).map_err(|_| Gone)
     }
 }
 
@@ -265,6 +214,38 @@ fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::thread;
+
+    /// Everything the reader hands out until all three pipes close.
+    fn read_all(
+        stdout: io::PipeReader,
+        stderr: io::PipeReader,
+        events: io::PipeReader,
+    ) -> Vec<Input> {
+        let mut reader = Reader::new(stdout.into(), stderr.into(), events.into()).unwrap();
+        let mut inputs = VecDeque::new();
+        loop {
+            let open: Vec<(usize, RawFd)> = reader.open_fds().collect();
+            if open.is_empty() {
+                return inputs.into();
+            }
+            let mut fds: Vec<libc::pollfd> = open
+                .iter()
+                .map(|&(_, fd)| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+                .collect();
+            // SAFETY: `fds` is a valid array of initialised pollfds of the length given.
+            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            for ((i, _), fd) in open.iter().zip(&fds) {
+                if fd.revents != 0 {
+                    reader.read_ready(*i, &mut inputs);
+                }
+            }
+        }
+    }
 
     #[test]
     fn started_lines_are_told_apart() {
@@ -297,16 +278,12 @@ mod tests {
         let events = b"{\"ev\":\"finished\",\"id\":\"a\"}\n{\"ev\":\"suite_done\",\"id\":\"s\"}\n";
         ev_w.write_all(events).unwrap();
         drop((out_w, err_w, ev_w));
-        let (tx, rx) = std::sync::mpsc::sync_channel(64);
-        spawn(out_r.into(), err_r.into(), ev_r.into(), tx).unwrap();
         let mut lines = Vec::new();
         let mut text_bytes = 0;
-        let mut closed = 0;
-        while closed < 3 {
-            match rx.recv().unwrap() {
+        for input in read_all(out_r, err_r, ev_r) {
+            match input {
                 Input::Stdout(bytes) => text_bytes += bytes.len(),
                 Input::Event(line) => lines.push(String::from_utf8(line).unwrap()),
-                Input::Closed => closed += 1,
                 _ => {}
             }
         }
@@ -327,8 +304,6 @@ mod tests {
         let (out_r, mut out_w) = io::pipe().unwrap();
         let (err_r, err_w) = io::pipe().unwrap();
         let (ev_r, mut ev_w) = io::pipe().unwrap();
-        let (tx, rx) = std::sync::mpsc::sync_channel(4);
-        spawn(out_r.into(), err_r.into(), ev_r.into(), tx).unwrap();
         let writer = thread::spawn(move || {
             use std::io::Write;
             ev_w.write_all(b"{\"ev\":\"started\",\"id\":\"a\"}\n")
@@ -339,22 +314,45 @@ mod tests {
             drop((out_w, err_w, ev_w));
         });
         let mut text_before_finish = 0;
-        let mut closed = 0;
         let mut finished = false;
-        while closed < 3 {
-            match rx.recv().unwrap() {
+        for input in read_all(out_r, err_r, ev_r) {
+            match input {
                 Input::Stdout(bytes) => {
                     assert!(!finished, "text after the event");
                     text_before_finish += bytes.len();
                 }
                 Input::Event(line) if line.starts_with(b"{\"ev\":\"finished\"") => finished = true,
-                Input::Event(_) => {}
-                Input::Closed => closed += 1,
                 _ => {}
             }
         }
         writer.join().unwrap();
         assert!(finished);
         assert_eq!(text_before_finish, 1 << 20);
+    }
+
+    /// A last event line without its newline still counts, and comes
+    /// before the event pipe's `Closed` (after which the run may end).
+    #[test]
+    fn an_unfinished_last_line_comes_before_the_pipe_closes() {
+        use std::io::Write;
+        let (out_r, out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, mut ev_w) = io::pipe().unwrap();
+        ev_w.write_all(b"{\"ev\":\"finished\",\"id\":\"a\"}")
+            .unwrap();
+        drop((out_w, err_w, ev_w));
+        let inputs = read_all(out_r, err_r, ev_r);
+        let event = inputs
+            .iter()
+            .position(
+                |i| matches!(i, Input::Event(line) if line == br#"{"ev":"finished","id":"a"}"#),
+            )
+            .expect("the line is passed on");
+        let closed = inputs.iter().filter(|i| matches!(i, Input::Closed)).count();
+        assert_eq!(closed, 3);
+        assert!(matches!(inputs.last(), Some(Input::Closed)));
+        assert!(inputs[event + 1..]
+            .iter()
+            .all(|i| matches!(i, Input::Closed)));
     }
 }

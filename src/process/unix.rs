@@ -1,25 +1,20 @@
 //! Unix process control (process groups, inherited event pipe, signals).
+use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::io::{self, Read};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::reader;
+use super::reader::Reader;
 
 /// The environment variable naming the event pipe's file descriptor.
 const EVENT_FD_VAR: &str = "TCRUNNER_EVENT_FD";
-
-/// Inputs that may wait for the run loop. The readers block once it is
-/// full, so a framework that writes faster than our consumer reads is slowed
-/// down by its own pipe instead of growing our memory: at most this many
-/// chunks of [`reader::CHUNK`] bytes (plus event lines, whatever their size) wait.
-const QUEUE: usize = 64;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -48,10 +43,22 @@ pub(crate) enum Input {
 }
 
 /// A running framework process group.
+///
+/// Nothing reads its pipes in the background: [`Child::next`] polls them,
+/// so a framework that writes faster than our consumer reads is slowed down
+/// by its own pipes instead of growing our memory.
 pub(crate) struct Child {
     pgid: i32,
-    rx: Receiver<Input>,
-    /// Readers still open (stdout, stderr, events).
+    reader: Reader,
+    /// Read but not yet handed out.
+    queue: VecDeque<Input>,
+    /// The read end of the pipe tcrunner's signal handler writes to.
+    signals: Option<OwnedFd>,
+    /// Reaches end of file when the main process has exited and its status
+    /// is in `status`.
+    exit_watch: Option<OwnedFd>,
+    status: Arc<Mutex<Option<ExitStatus>>>,
+    /// Streams still open (stdout, stderr, events).
     open_streams: u8,
     /// The main process exited (its status was handed out).
     exited: bool,
@@ -88,24 +95,34 @@ impl Child {
         // Our copy of the write end must go, or the reader never sees EOF.
         drop(events_write);
         let pgid = child.id() as i32;
-        let (tx, rx) = mpsc::sync_channel(QUEUE);
         let stdout: OwnedFd = child.stdout.take().expect("piped").into();
         let stderr: OwnedFd = child.stderr.take().expect("piped").into();
-        if let Err(e) = reader::spawn(stdout, stderr, events_read.into(), tx.clone()) {
-            // SAFETY: kill has no memory effects; the pid is our new child's group.
-            unsafe { libc::kill(-pgid, libc::SIGKILL) };
-            let _ = child.wait();
-            return Err(e);
-        }
-        listen_for_signals(tx.clone());
-        thread::spawn(move || {
-            if let Ok(status) = child.wait() {
-                let _ = tx.send(Input::Exited(status));
+        let set_up = Reader::new(stdout, stderr, events_read.into())
+            .and_then(|reader| Ok((reader, io::pipe()?)));
+        let (reader, (watch_read, watch_write)) = match set_up {
+            Ok(parts) => parts,
+            Err(e) => {
+                // SAFETY: kill has no memory effects; the pid is our new child's group.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(e);
             }
+        };
+        let status = Arc::new(Mutex::new(None));
+        let waited = Arc::clone(&status);
+        thread::spawn(move || {
+            if let Ok(exit) = child.wait() {
+                *waited.lock().unwrap_or_else(|e| e.into_inner()) = Some(exit);
+            }
+            drop(watch_write);
         });
         Ok(Child {
             pgid,
-            rx,
+            reader,
+            queue: VecDeque::new(),
+            signals: listen_for_signals(),
+            exit_watch: Some(watch_read.into()),
+            status,
             open_streams: 3,
             exited: false,
         })
@@ -113,24 +130,79 @@ impl Child {
 
     /// The next input, or `None` after `timeout`.
     pub(crate) fn next(&mut self, timeout: Option<Duration>) -> Option<Input> {
-        let input = match timeout {
-            Some(t) => match self.rx.recv_timeout(t) {
-                Ok(input) => input,
-                Err(RecvTimeoutError::Timeout) => return None,
-                Err(RecvTimeoutError::Disconnected) => {
-                    // Nothing can arrive any more: wait as asked, so callers never spin.
-                    thread::sleep(t);
-                    return None;
-                }
-            },
-            None => self.rx.recv().ok()?,
-        };
+        let deadline = timeout.map(|t| Instant::now() + t);
+        while self.queue.is_empty() {
+            let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if !self.poll(wait) && wait.is_some_and(|w| w.is_zero()) {
+                return None;
+            }
+        }
+        let input = self.queue.pop_front()?;
         match input {
             Input::Closed => self.open_streams -= 1,
             Input::Exited(_) => self.exited = true,
             _ => {}
         }
         Some(input)
+    }
+
+    /// Waits up to `wait` (for ever without one) for the pipes, a signal or
+    /// the main process's exit, and queues what it finds. Returns whether
+    /// anything was ready.
+    fn poll(&mut self, wait: Option<Duration>) -> bool {
+        const STREAMS: usize = 3;
+        let mut fds = [libc::pollfd {
+            fd: -1,
+            events: libc::POLLIN,
+            revents: 0,
+        }; STREAMS + 2];
+        for (i, fd) in self.reader.open_fds() {
+            fds[i].fd = fd;
+        }
+        // poll skips negative descriptors.
+        fds[STREAMS].fd = raw(&self.signals);
+        fds[STREAMS + 1].fd = raw(&self.exit_watch);
+        let millis = match wait {
+            // Rounded up, so a short wait is not a busy loop.
+            Some(w) => w.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as i32,
+            None => -1,
+        };
+        // SAFETY: `fds` is a valid array of initialised pollfds of the length given.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+        if ready <= 0 {
+            // A signal's handler interrupted the wait: its byte is read next time.
+            return false;
+        }
+        for (i, fd) in fds[..STREAMS].iter().enumerate() {
+            if fd.revents != 0 {
+                self.reader.read_ready(i, &mut self.queue);
+            }
+        }
+        if fds[STREAMS].revents != 0 {
+            self.read_signals();
+        }
+        if fds[STREAMS + 1].revents != 0 {
+            // The waiter closed its end: the status is in.
+            self.exit_watch = None;
+            let status = *self.status.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(status) = status {
+                self.queue.push_back(Input::Exited(status));
+            }
+        }
+        true
+    }
+
+    fn read_signals(&mut self) {
+        let Some(fd) = &self.signals else { return };
+        let mut bytes = [0u8; 16];
+        // SAFETY: `bytes` is a writable buffer of the length given; fd is open.
+        let n = unsafe { libc::read(fd.as_raw_fd(), bytes.as_mut_ptr().cast(), bytes.len()) };
+        if n == 0 {
+            self.signals = None;
+        }
+        for &byte in &bytes[..n.max(0) as usize] {
+            self.queue.push_back(Input::Signal(i32::from(byte)));
+        }
     }
 
     /// Whether stdout, stderr and the side channel have all closed.
@@ -195,6 +267,10 @@ impl Child {
     }
 }
 
+fn raw(fd: &Option<OwnedFd>) -> RawFd {
+    fd.as_ref().map_or(-1, |fd| fd.as_raw_fd())
+}
+
 impl Drop for Child {
     fn drop(&mut self) {
         // Whatever happened, nothing of the run outlives tcrunner.
@@ -216,34 +292,35 @@ extern "C" fn on_signal(signal: libc::c_int) {
     }
 }
 
-/// Turns SIGINT, SIGTERM and SIGHUP into [`Input::Signal`]s.
-fn listen_for_signals(tx: SyncSender<Input>) {
-    let Ok((read, write)) = io::pipe() else {
-        return;
-    };
-    let write: OwnedFd = write.into();
-    SIGNAL_PIPE.store(write.as_raw_fd(), Ordering::Relaxed);
-    std::mem::forget(write); // lives as long as the handler may run
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: on_signal only performs an async-signal-safe write; the
-        // sigaction struct is fully initialised before the call.
+/// Turns SIGINT, SIGTERM and SIGHUP into bytes on a pipe; returns its read
+/// end (none if no pipe could be made: the signals then keep their default
+/// action).
+fn listen_for_signals() -> Option<OwnedFd> {
+    let (read, write) = io::pipe().ok()?;
+    let (read, write): (OwnedFd, OwnedFd) = (read.into(), write.into());
+    for fd in [&read, &write] {
+        // SAFETY: fcntl on an open descriptor we own; no memory is passed.
         unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as *const () as usize;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut());
+            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
         }
     }
-    thread::spawn(move || {
-        let mut read = read;
-        let mut byte = [0u8; 1];
-        while let Ok(1) = read.read(&mut byte) {
-            if tx.send(Input::Signal(i32::from(byte[0]))).is_err() {
-                return;
+    let old = SIGNAL_PIPE.swap(write.as_raw_fd(), Ordering::Relaxed);
+    std::mem::forget(write); // lives as long as the handler may run
+    if old < 0 {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: on_signal only performs an async-signal-safe write; the
+            // sigaction struct is fully initialised before the call.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as *const () as usize;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(signal, &action, std::ptr::null_mut());
             }
         }
-    });
+    }
+    Some(read)
 }
 
 /// Whether the reader of our stdout went away: a pipe whose read end is
