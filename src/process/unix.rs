@@ -146,6 +146,11 @@ impl Child {
         Some(input)
     }
 
+    /// Whether input already read is waiting to be handed out.
+    pub(crate) fn has_input(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
     /// Waits up to `wait` (for ever without one) for the pipes, a signal or
     /// the main process's exit, and queues what it finds. Returns whether
     /// anything was ready.
