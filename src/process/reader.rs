@@ -138,14 +138,21 @@ impl Reader {
 
     /// Passes on the lines of the `n` bytes in `events_buf`, keeping an
     /// unfinished last line for the next chunk.
+    ///
+    /// Text is drained once, before the chunk's first line that is not a
+    /// `started`: whatever reaches the text pipes after that was written
+    /// after the chunk's lines, so draining again before a later line
+    /// would only pull newer text in front of it.
     fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>) {
         let mut start = 0;
+        let mut drained = false;
         while let Some(end) = memchr::memchr(b'\n', &self.events_buf[start..n]) {
             self.line
                 .extend_from_slice(&self.events_buf[start..start + end]);
             let line = std::mem::take(&mut self.line);
-            if !is_started(&line) {
+            if !drained && !is_started(&line) {
                 self.drain_text(out);
+                drained = true;
             }
             out.push_back(Input::Event(line));
             start += end + 1;
