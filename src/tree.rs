@@ -47,6 +47,62 @@ impl Hasher for FxHasher {
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 
+/// Declarations by source id, keyed by the node's own `id` (no second copy
+/// of the id as a key).
+#[derive(Debug, Default)]
+struct Declarations(FastSet<Declared>);
+
+/// A declaration, hashed and compared by its id.
+#[derive(Debug)]
+struct Declared(Node);
+
+impl std::hash::Hash for Declared {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.id.hash(state);
+    }
+}
+
+impl PartialEq for Declared {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for Declared {}
+
+impl std::borrow::Borrow<str> for Declared {
+    fn borrow(&self) -> &str {
+        &self.0.id
+    }
+}
+
+impl Declarations {
+    fn get(&self, id: &str) -> Option<&Node> {
+        self.0.get(id).map(|d| &d.0)
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.0.contains(id)
+    }
+
+    /// Declares `node`, replacing an earlier declaration of its id.
+    fn insert(&mut self, node: Node) {
+        self.0.replace(Declared(node));
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Node> {
+        self.0.take(id).map(|d| d.0)
+    }
+}
+
+impl std::ops::Index<&str> for Declarations {
+    type Output = Node;
+
+    fn index(&self, id: &str) -> &Node {
+        self.get(id).expect("declared")
+    }
+}
+
 use crate::event::{LogLevel, Node, NodeKind, Stream, TestEvent, TestResult};
 
 /// A node that has been opened, as reporters see it.
@@ -104,11 +160,10 @@ pub(crate) trait Reporter {
     fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()>;
 }
 
+/// An open node; the source id it was opened for is `opened.node.id`.
 #[derive(Debug)]
 struct Live {
     opened: Opened,
-    /// The source id this node was opened for.
-    source: String,
     /// Open children, in opening order.
     children: Vec<u64>,
     /// The source said no more children will come.
@@ -121,7 +176,7 @@ pub(crate) struct Tree {
     offset: u64,
     next_id: u64,
     /// Declarations by source id.
-    declared: FastMap<String, Node>,
+    declared: Declarations,
     /// The open node of each source id.
     open_by_source: FastMap<String, u64>,
     /// Every open node.
@@ -139,7 +194,7 @@ impl Tree {
         Tree {
             offset,
             next_id: offset + 1,
-            declared: FastMap::default(),
+            declared: Declarations::default(),
             open_by_source: FastMap::default(),
             live: FastMap::default(),
             collected: None,
@@ -167,11 +222,11 @@ impl Tree {
             TestEvent::Hello { .. } => Ok(()),
             TestEvent::Suite(node) | TestEvent::Test(node) => {
                 if let Some(order) = &mut self.collected {
-                    if !self.declared.contains_key(&node.id) {
+                    if !self.declared.contains(&node.id) {
                         order.push(node.id.clone());
                     }
                 }
-                self.declared.insert(node.id.clone(), node);
+                self.declared.insert(node);
                 Ok(())
             }
             TestEvent::Collected { count } => out.report(TreeEvent::Count(count)),
@@ -213,7 +268,7 @@ impl Tree {
         ids.sort_unstable_by(|a, b| b.cmp(a));
         for id in ids {
             let live = self.live.remove(&id).expect("listed above");
-            self.open_by_source.remove(&live.source);
+            self.open_by_source.remove(&live.opened.node.id);
             if live.opened.is_test {
                 out.report(TreeEvent::Stopped(&live.opened))?;
             } else {
@@ -234,7 +289,7 @@ impl Tree {
         let mut children: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
         let mut wanted: HashSet<&str> = HashSet::new();
         for id in &order {
-            let node = &self.declared[id];
+            let node = &self.declared[id.as_str()];
             if node.kind == NodeKind::Test && !self.opened_live.contains(id) {
                 let mut at = Some(id.as_str());
                 while let Some(current) = at.filter(|c| wanted.insert(c)) {
@@ -243,7 +298,7 @@ impl Tree {
             }
         }
         for id in order.iter().filter(|id| wanted.contains(id.as_str())) {
-            let parent = self.declared[id]
+            let parent = self.declared[id.as_str()]
                 .parent
                 .as_deref()
                 .filter(|p| wanted.contains(p));
@@ -297,7 +352,10 @@ impl Tree {
         let mut running: Vec<(&u64, &Live)> =
             self.live.iter().filter(|(_, l)| l.opened.is_test).collect();
         running.sort_unstable_by_key(|(id, _)| **id);
-        running.into_iter().map(|(_, l)| l.source.clone()).collect()
+        running
+            .into_iter()
+            .map(|(_, l)| l.opened.node.id.clone())
+            .collect()
     }
 
     /// Opens `source` (and its ancestors), returning its id.
@@ -310,6 +368,27 @@ impl Tree {
         if let Some(&id) = self.open_by_source.get(source) {
             return Ok(id);
         }
+        let opened = self.start(source, as_test, out)?;
+        let id = opened.id;
+        self.open_by_source.insert(source.to_owned(), id);
+        let live = Live {
+            opened,
+            children: Vec::new(),
+            done: false,
+        };
+        self.live.insert(id, live);
+        Ok(id)
+    }
+
+    /// Reports `source` (not open yet) as started, opening its ancestors,
+    /// and counts it as a child of its parent; the caller registers it as
+    /// open, or finishes it at once.
+    fn start(
+        &mut self,
+        source: &str,
+        as_test: bool,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<Opened> {
         let node = match self.declared.get(source) {
             // A test's declaration is dropped when it finishes: move it.
             Some(node) if node.kind == NodeKind::Test && self.collected.is_none() => {
@@ -332,20 +411,30 @@ impl Tree {
         // (a source's mistake): the node goes to the top level instead.
         let parent = match node.parent.as_deref() {
             Some(parent) if parent != source && !self.opening.iter().any(|o| o == parent) => {
-                self.opening.push(source.to_owned());
-                let opened = self.open(parent, false, out);
-                self.opening.pop();
-                Some(opened?)
+                match self.open_by_source.get(parent) {
+                    // The usual case: the parent is open already.
+                    Some(&id) => Some(id),
+                    None => {
+                        self.opening.push(source.to_owned());
+                        let opened = self.open(parent, false, out);
+                        self.opening.pop();
+                        Some(opened?)
+                    }
+                }
             }
             _ => None,
         };
         let id = self.next_id;
         self.next_id += 1;
         let is_test = node.kind == NodeKind::Test;
-        let flow = match parent {
-            Some(parent) if node.kind != NodeKind::File => self.live[&parent].opened.flow,
-            _ => id,
-        };
+        let mut flow = id;
+        if let Some(parent) = parent {
+            let live = self.live.get_mut(&parent).expect("parent is open");
+            if node.kind != NodeKind::File {
+                flow = live.opened.flow;
+            }
+            live.children.push(id);
+        }
         let opened = Opened {
             id,
             parent: parent.unwrap_or(self.offset),
@@ -353,26 +442,11 @@ impl Tree {
             is_test,
             node,
         };
-        if let Some(parent) = parent {
-            self.live
-                .get_mut(&parent)
-                .expect("parent is open")
-                .children
-                .push(id);
-        }
         out.report(TreeEvent::Started(&opened))?;
         if self.collected.is_some() {
             self.opened_live.insert(source.to_owned());
         }
-        self.open_by_source.insert(source.to_owned(), id);
-        let live = Live {
-            opened,
-            source: source.to_owned(),
-            children: Vec::new(),
-            done: false,
-        };
-        self.live.insert(id, live);
-        Ok(id)
+        Ok(opened)
     }
 
     /// Where output for `source` goes: the node if open, an undeclared-yet
@@ -423,23 +497,30 @@ impl Tree {
                 kind: NodeKind::Test,
                 ..Node::default()
             };
-            self.declared.insert(result.id.clone(), node);
+            self.declared.insert(node);
         }
-        let id = self.open(&result.id, true, out)?;
-        // Subtests still running under this test end with it.
-        self.close_children(id, out)?;
-        let live = self.live.remove(&id).expect("just opened");
-        self.open_by_source.remove(&live.source);
-        // A finished test's declaration is not needed again (a reused id is
-        // declared anew), and keeping it would grow memory with the run.
-        if self.collected.is_none() {
-            self.declared.remove(&live.source);
-        }
+        let opened = match self.open_by_source.remove(&result.id) {
+            Some(id) => {
+                // Subtests still running under this test end with it.
+                self.close_children(id, out)?;
+                let live = self.live.remove(&id).expect("open");
+                // A finished test's declaration is not needed again (a reused
+                // id is declared anew), and keeping it would grow memory with
+                // the run.
+                if self.collected.is_none() {
+                    self.declared.remove(&result.id);
+                }
+                live.opened
+            }
+            // Started and finished at once, so never registered as open:
+            // `start` already took its declaration out of `declared`.
+            None => self.start(&result.id, true, out)?,
+        };
         out.report(TreeEvent::Finished {
-            node: &live.opened,
+            node: &opened,
             result: &result,
         })?;
-        self.detach(live.opened.parent, id, out)
+        self.detach(opened.parent, opened.id, out)
     }
 
     /// Whether `source` names a suite (declared as one, or open as one).
@@ -459,7 +540,7 @@ impl Tree {
         for child in children.into_iter().rev() {
             self.close_children(child, out)?;
             let live = self.live.remove(&child).expect("children are open");
-            self.open_by_source.remove(&live.source);
+            self.open_by_source.remove(&live.opened.node.id);
             if live.opened.is_test {
                 out.report(TreeEvent::Stopped(&live.opened))?;
             } else {
@@ -507,7 +588,7 @@ impl Tree {
             _ => return Ok(()),
         }
         let live = self.live.remove(&id).expect("checked");
-        self.open_by_source.remove(&live.source);
+        self.open_by_source.remove(&live.opened.node.id);
         out.report(TreeEvent::SuiteFinished(&live.opened))?;
         self.detach(live.opened.parent, id, out)
     }
