@@ -184,7 +184,8 @@ impl Num {
                 break;
             }
         }
-        std::str::from_utf8(&self.buf[at..]).expect("ASCII digits")
+        // SAFETY: `buf[at..]` holds only the ASCII digits written above.
+        unsafe { std::str::from_utf8_unchecked(&self.buf[at..]) }
     }
 }
 
