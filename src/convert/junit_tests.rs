@@ -534,3 +534,29 @@ fn the_generator_is_valid_junit() {
         (4, 2, 2)
     );
 }
+
+#[test]
+fn plain_times_read_as_the_float_route_reads_them() {
+    let float_route = |text: &str| text.parse().ok().and_then(|secs: f64| to_ms(secs, 1000.0));
+    let wholes = [
+        "0", "1", "7", "42", "123", "999", "1000", "65535", "999999", "000001",
+    ];
+    for whole in wholes {
+        for fraction in (0..1000).map(|f| format!("{f:03}")) {
+            for cut in 0..=3 {
+                let text = format!("{whole}.{}", &fraction[..cut]);
+                assert_eq!(plain_millis(text.as_bytes()), float_route(&text), "{text}");
+            }
+        }
+        assert_eq!(
+            plain_millis(whole.as_bytes()),
+            float_route(whole),
+            "{whole}"
+        );
+    }
+    for other in [
+        "", ".5", "1e3", "+1", "-1", " 1", "1.0001", "1234567", "1.2.3", "nan",
+    ] {
+        assert_eq!(plain_millis(other.as_bytes()), None, "{other}");
+    }
+}
