@@ -407,6 +407,12 @@ impl Tree {
                 ..Node::default()
             },
         };
+        self.start_node(node, out)
+    }
+
+    /// [`Tree::start`] for a node already taken from (or never in) `declared`.
+    fn start_node(&mut self, node: Node, out: &mut impl Reporter) -> std::io::Result<Opened> {
+        let source = node.id.as_str();
         // A parent chain that comes back to a node being opened is a cycle
         // (a source's mistake): the node goes to the top level instead.
         let parent = match node.parent.as_deref() {
@@ -444,7 +450,7 @@ impl Tree {
         };
         out.report(TreeEvent::Started(&opened))?;
         if self.collected.is_some() {
-            self.opened_live.insert(source.to_owned());
+            self.opened_live.insert(opened.node.id.clone());
         }
         Ok(opened)
     }
@@ -481,6 +487,18 @@ impl Tree {
         mut result: TestResult,
         out: &mut impl Reporter,
     ) -> std::io::Result<()> {
+        if self.collected.is_none() && !self.open_by_source.contains_key(&result.id) {
+            // The common case, a declared test that finishes unstarted, with
+            // one lookup: the declaration is taken out at once.
+            match self.declared.remove(&result.id) {
+                Some(node) if node.kind == NodeKind::Test => {
+                    let opened = self.start_node(node, out)?;
+                    return self.finished(opened, &result, out);
+                }
+                Some(node) => self.declared.insert(node),
+                None => {}
+            }
+        }
         if self.is_suite(&result.id) {
             // A verdict on a suite (a source's mistake, or a fixture-level
             // failure) is kept, as a test of that name inside the suite.
@@ -516,9 +534,20 @@ impl Tree {
             // `start` already took its declaration out of `declared`.
             None => self.start(&result.id, true, out)?,
         };
+        self.finished(opened, &result, out)
+    }
+
+    /// Reports a test's verdict (the test is no longer open) and detaches
+    /// it from its parent.
+    fn finished(
+        &mut self,
+        opened: Opened,
+        result: &TestResult,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<()> {
         out.report(TreeEvent::Finished {
             node: &opened,
-            result: &result,
+            result,
         })?;
         self.detach(opened.parent, opened.id, out)
     }
