@@ -56,15 +56,27 @@ pub fn escape(value: &str) -> String {
 }
 
 /// Escapes a value onto the end of `out`.
+#[inline]
 pub fn escape_into(value: &str, out: &mut String) {
+    // Most values (ids, names) have nothing to escape: one scan and one
+    // `push_str`, inlined into the caller.
+    match find_may_escape(value.as_bytes()) {
+        None => out.push_str(value),
+        Some(first) => escape_from(value, first, out),
+    }
+}
+
+/// [`escape_into`] for a value whose first byte to look at is at `first`.
+fn escape_from(value: &str, first: usize, out: &mut String) {
     let bytes = value.as_bytes();
-    // Runs of bytes that need no escape are copied whole; a value with
-    // nothing to escape is one `push_str`. Every byte we stop at starts a
-    // character, so the slices below always fall on char boundaries.
+    // Runs of bytes that need no escape are copied whole. Every byte we
+    // stop at starts a character, so the slices below always fall on char
+    // boundaries.
     let mut copied = 0;
     let mut i = 0;
-    while let Some(found) = find_may_escape(&bytes[i..]) {
-        i += found;
+    let mut found = Some(first);
+    while let Some(at) = found {
+        i += at;
         let (escape, width) = match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
             (b'\'', _, _) => ("|'", 1),
             (b'|', _, _) => ("||", 1),
@@ -78,6 +90,7 @@ pub fn escape_into(value: &str, out: &mut String) {
             (0xE2, Some(0x80), Some(0xA9)) => ("|p", 3),
             _ => {
                 i += 1;
+                found = find_may_escape(&bytes[i..]);
                 continue;
             }
         };
@@ -85,6 +98,7 @@ pub fn escape_into(value: &str, out: &mut String) {
         out.push_str(escape);
         i += width;
         copied = i;
+        found = find_may_escape(&bytes[i..]);
     }
     out.push_str(&value[copied..]);
 }
@@ -92,6 +106,7 @@ pub fn escape_into(value: &str, out: &mut String) {
 /// The index of the first byte in [`MAY_ESCAPE`]. Eight bytes are tested
 /// at a time without a branch per byte: most values (names, tracebacks)
 /// have long runs with nothing to escape.
+#[inline]
 fn find_may_escape(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     for chunk in bytes.chunks_exact(8) {
