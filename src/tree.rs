@@ -134,7 +134,8 @@ pub(crate) enum TreeEvent<'a> {
         stream: Stream,
         text: &'a str,
     },
-    /// A test ends with a verdict.
+    /// A test ends with a verdict (its id is `node.node.id`; `result.id`
+    /// may be empty).
     Finished {
         node: &'a Opened,
         result: &'a TestResult,
@@ -258,6 +259,30 @@ impl Tree {
             },
             TestEvent::Log { level, text } => out.report(TreeEvent::Log { level, text: &text }),
         }
+    }
+
+    /// `Test(node)` then `Finished(result)` for that node (`result.id` is
+    /// not read), without storing the declaration in between when nothing
+    /// else is known under its id, the usual case of a report file.
+    pub(crate) fn test_finished(
+        &mut self,
+        node: Node,
+        mut result: TestResult,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<()> {
+        if self.collected.is_none()
+            && node.kind == NodeKind::Test
+            && !self.open_by_source.contains_key(&node.id)
+        {
+            // Declaring would replace an earlier declaration of the id and
+            // finishing would take the new one out: neither is left.
+            self.declared.remove(&node.id);
+            let opened = self.start_node(node, out)?;
+            return self.finished(opened, &result, out);
+        }
+        result.id = node.id.clone();
+        self.apply(TestEvent::Test(node), out)?;
+        self.apply(TestEvent::Finished(result), out)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,
@@ -1009,6 +1034,75 @@ mod tests {
                 "close 1"
             ]
         );
+    }
+
+    #[test]
+    fn test_finished_is_a_declaration_then_a_finish() {
+        let node = |id: &str, parent: &str, kind| Node {
+            id: id.into(),
+            parent: Some(parent.into()),
+            name: id.into(),
+            kind,
+            ..Node::default()
+        };
+        let result = |id: &str, outcome| TestResult {
+            id: id.into(),
+            outcome,
+            ..TestResult::default()
+        };
+        // (declaration, verdict) pairs after some setup events: a plain test,
+        // a repeated id, the id of a running test, of a suite, of a declared
+        // test, and a declaration that is not a test.
+        let pairs = [
+            (node("a", "s", NodeKind::Test), result("a", Outcome::Passed)),
+            (node("a", "s", NodeKind::Test), result("a", Outcome::Failed)),
+            (
+                node("run", "s", NodeKind::Test),
+                result("run", Outcome::Passed),
+            ),
+            (node("s", "s", NodeKind::Test), result("s", Outcome::Error)),
+            (
+                node("d", "s", NodeKind::Test),
+                result("d", Outcome::Skipped),
+            ),
+            (
+                node("x", "s", NodeKind::Suite),
+                result("x", Outcome::Passed),
+            ),
+        ];
+        let setup = || {
+            vec![
+                suite("s", None, NodeKind::File),
+                test("run", "s"),
+                started("run"),
+                test("d", "nowhere"),
+            ]
+        };
+        for collect_only in [false, true] {
+            let new_tree = || {
+                if collect_only {
+                    Tree::collect_only(0)
+                } else {
+                    Tree::new(0)
+                }
+            };
+            let (mut one, mut two) = (new_tree(), new_tree());
+            let (mut log_one, mut log_two) = (Log::default(), Log::default());
+            for event in setup() {
+                one.apply(event.clone(), &mut log_one).unwrap();
+                two.apply(event, &mut log_two).unwrap();
+            }
+            for (declared, verdict) in pairs.clone() {
+                one.apply(TestEvent::Test(declared.clone()), &mut log_one)
+                    .unwrap();
+                one.apply(TestEvent::Finished(verdict.clone()), &mut log_one)
+                    .unwrap();
+                two.test_finished(declared, verdict, &mut log_two).unwrap();
+            }
+            one.close_all(&mut log_one).unwrap();
+            two.close_all(&mut log_two).unwrap();
+            assert_eq!(log_one.0, log_two.0, "collect_only {collect_only}");
+        }
     }
 
     #[test]

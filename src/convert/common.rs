@@ -6,18 +6,31 @@ use std::io::{self, Write};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use crate::event::{NodeKind, Stream, TestEvent, TestResult};
+use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
 use crate::report::Pipeline;
 
 /// Where a reader sends its events.
 pub(crate) trait Sink {
     /// One event; an error here is fatal for the whole conversion.
     fn event(&mut self, event: TestEvent) -> io::Result<()>;
+
+    /// A test without output, declared and finished at once: the events
+    /// `Test(node)` and `Finished(result)` with `result.id` = `node.id`,
+    /// which a sink may take in one step.
+    fn test_finished(&mut self, node: Node, mut result: TestResult) -> io::Result<()> {
+        result.id = node.id.clone();
+        self.event(TestEvent::Test(node))?;
+        self.event(TestEvent::Finished(result))
+    }
 }
 
 impl<W: Write> Sink for Pipeline<W> {
     fn event(&mut self, event: TestEvent) -> io::Result<()> {
         Pipeline::event(self, event)
+    }
+
+    fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<()> {
+        Pipeline::test_finished(self, node, result)
     }
 }
 
@@ -125,14 +138,17 @@ impl<'a> Emitter<'a> {
     }
 
     /// Declares, starts, feeds output to and finishes one test. A test
-    /// without output is started by its `Finished` alone (the tree starts
-    /// a declared test that finishes unstarted), one event less per test.
+    /// without output is declared and finished in one step (the tree starts
+    /// a declared test that finishes unstarted).
     pub(crate) fn test(&mut self, test: TestNode) -> Result<(), ReadError> {
+        if test.output.iter().all(|(_, text)| text.is_empty()) {
+            return (self.sink)
+                .test_finished(test.node, test.result)
+                .map_err(ReadError::Output);
+        }
         let id = test.node.id.clone();
         self.send(TestEvent::Test(test.node))?;
-        if test.output.iter().any(|(_, text)| !text.is_empty()) {
-            self.send(TestEvent::Started { id: id.clone() })?;
-        }
+        self.send(TestEvent::Started { id: id.clone() })?;
         for (stream, text) in test.output {
             if !text.is_empty() {
                 self.send(TestEvent::Output {

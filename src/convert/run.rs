@@ -11,7 +11,7 @@ use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
 use super::{ctrf, jest_json, junit, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat};
-use crate::event::{Outcome, TestEvent};
+use crate::event::{Node, Outcome, TestEvent, TestResult};
 use crate::exit;
 use crate::report::Pipeline;
 
@@ -109,6 +109,11 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
             self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
         }
         self.inner.event(event)
+    }
+
+    fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<()> {
+        self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
+        self.inner.test_finished(node, result)
     }
 }
 

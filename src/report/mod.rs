@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use tcrunner_protocol::{Message, Timestamp, Writer};
 
 use crate::cli::{Dialect, OutputConfig};
-use crate::event::{LogLevel, Outcome, Stream, TestEvent, TestResult};
+use crate::event::{LogLevel, Node, Outcome, Stream, TestEvent, TestResult};
 use crate::tree::{Reporter, Tree, TreeEvent};
 use passthrough::{Piece, TextFilter};
 
@@ -380,6 +380,12 @@ impl<W: Write> Pipeline<W> {
     /// One event from a source.
     pub(crate) fn event(&mut self, event: TestEvent) -> io::Result<()> {
         self.tree.apply(event, &mut self.sink)
+    }
+
+    /// The events `Test(node)` and `Finished(result)` of a test without
+    /// output, in one step ([`Tree::test_finished`]).
+    pub(crate) fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<()> {
+        self.tree.test_finished(node, result, &mut self.sink)
     }
 
     /// Plain framework output, passed through (tree-changing service
