@@ -6,12 +6,24 @@ use std::io::{self, BufRead, Read};
 /// parser can be told as line and column without keeping the text. The last
 /// [`Counted::RECENT`] newline offsets are kept; a position further back than
 /// that is reported at the current line instead.
+///
+/// It has its own buffer so that consumed bytes stay readable until the next
+/// refill: their newlines are counted then, in one pass over everything
+/// consumed, rather than on each of the parser's many small `consume`s.
 pub(crate) struct Counted<R> {
     inner: R,
+    buf: Box<[u8]>,
+    /// Next unread byte of `buf`.
+    pos: usize,
+    /// End of the valid bytes of `buf`.
+    filled: usize,
+    /// `buf[..counted]` is counted in `lines`; `buf[counted..pos]` is
+    /// consumed but not counted yet.
+    counted: usize,
     lines: Lines,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Lines {
     consumed: u64,
     newlines: u64,
@@ -56,42 +68,56 @@ impl Lines {
 
 impl<R> Counted<R> {
     const RECENT: usize = 1 << 16;
+    const BUFFER: usize = 64 * 1024;
 
     pub(crate) fn new(inner: R) -> Self {
         Counted {
             inner,
+            buf: vec![0; Self::BUFFER].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            counted: 0,
             lines: Lines::default(),
         }
     }
 
     /// 1-based line and byte column of byte `pos`.
     pub(crate) fn line_column(&self, pos: u64) -> (u64, u64) {
-        self.lines.line_column(pos)
+        let pending = &self.buf[self.counted..self.pos];
+        if pending.is_empty() {
+            return self.lines.line_column(pos);
+        }
+        // Counting in two steps gives what one step would have.
+        let mut lines = self.lines.clone();
+        lines.count(pending);
+        lines.line_column(pos)
     }
 }
 
-impl<R: BufRead> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.lines.count(&buf[..n]);
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
         Ok(n)
     }
 }
 
-impl<R: BufRead> BufRead for Counted<R> {
+impl<R: Read> BufRead for Counted<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
+        if self.pos == self.filled {
+            self.lines.count(&self.buf[self.counted..self.pos]);
+            self.pos = 0;
+            self.filled = 0;
+            self.counted = 0;
+            self.filled = self.inner.read(&mut self.buf)?;
+        }
+        Ok(&self.buf[self.pos..self.filled])
     }
 
     fn consume(&mut self, amt: usize) {
-        if amt > 0 {
-            // The bytes being consumed are still at the front of the buffer;
-            // asking for it again does no I/O.
-            if let Ok(buf) = self.inner.fill_buf() {
-                self.lines.count(&buf[..amt.min(buf.len())]);
-            }
-        }
-        self.inner.consume(amt);
+        self.pos = (self.pos + amt).min(self.filled);
     }
 }
 
@@ -117,6 +143,34 @@ mod tests {
         let last_line = Counted::<()>::RECENT as u64 + 11;
         assert_eq!(lines.line_column(0), (last_line, 1));
         assert_eq!(lines.line_column(text.len() as u64 - 2), (last_line - 1, 1));
+    }
+
+    #[test]
+    fn counts_across_refills() {
+        /// Hands out three bytes per read.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(out.len()).min(3);
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut counted = Counted::new(Trickle(b"ab\ncd\nef\ngh"));
+        let mut read = Vec::new();
+        loop {
+            let chunk = counted.fill_buf().unwrap();
+            if chunk.is_empty() {
+                break;
+            }
+            let n = chunk.len().min(2);
+            read.extend_from_slice(&chunk[..n]);
+            counted.consume(n);
+        }
+        assert_eq!(read, b"ab\ncd\nef\ngh");
+        assert_eq!(counted.line_column(7), (3, 2));
+        assert_eq!(counted.line_column(10), (4, 2));
     }
 
     #[test]
