@@ -129,7 +129,8 @@ impl<'a> Emitter<'a> {
         }
         let mut id = String::with_capacity(self.prefix.len() + digits.len() - at);
         id.push_str(&self.prefix);
-        id.extend(digits[at..].iter().map(|&d| char::from(d)));
+        // SAFETY: `digits[at..]` holds only the ASCII digits written above.
+        id.push_str(unsafe { std::str::from_utf8_unchecked(&digits[at..]) });
         id
     }
 

@@ -175,14 +175,26 @@ struct Num {
 
 impl Num {
     fn format(&mut self, mut n: u64) -> &str {
+        // Two digits per division: ids and durations have several.
+        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+            2021222324252627282930313233343536373839\
+            4041424344454647484950515253545556575859\
+            6061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899";
         let mut at = self.buf.len();
-        loop {
+        while n >= 100 {
+            let pair = (n % 100) as usize * 2;
+            n /= 100;
+            at -= 2;
+            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        }
+        if n >= 10 {
+            let pair = n as usize * 2;
+            at -= 2;
+            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        } else {
             at -= 1;
-            self.buf[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+            self.buf[at] = b'0' + n as u8;
         }
         // SAFETY: `buf[at..]` holds only the ASCII digits written above.
         unsafe { std::str::from_utf8_unchecked(&self.buf[at..]) }
@@ -218,4 +230,17 @@ fn location_hint(node: &Opened) -> Option<String> {
         Some(line) => format!("file://{file}:{line}"),
         None => format!("file://{file}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_format_as_display_does() {
+        let some = (0..2_000).chain([99_999, 100_000, 1_234_567, u64::MAX / 10, u64::MAX]);
+        for n in some {
+            assert_eq!(Num::default().format(n), n.to_string());
+        }
+    }
 }
