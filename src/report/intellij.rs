@@ -74,8 +74,9 @@ impl<W: Write> Reporter for Intellij<W> {
                     Stream::Stdout => "testStdOut",
                     Stream::Stderr => "testStdErr",
                 };
-                let base = with_ids(kind, node);
-                self.out.send_chunked(&base, "out", text)
+                let mut id_buf = Num::default();
+                let id = id_buf.format(node.id);
+                self.out.send_chunked(kind, &[("nodeId", id)], "out", text)
             }
             TreeEvent::Output {
                 node: None, text, ..
@@ -86,11 +87,14 @@ impl<W: Write> Reporter for Intellij<W> {
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
-                        let mut msg = failure(with_ids("testFailed", node), result);
+                        let mut attrs = [("", ""); 8];
+                        attrs[0] = ("nodeId", id);
+                        let mut n = failure(&mut attrs, 1, result);
                         if result.outcome == crate::event::Outcome::Error {
-                            msg.push("error", "true");
+                            attrs[n] = ("error", "true");
+                            n += 1;
                         }
-                        self.out.send(msg)?;
+                        self.out.send_parts("testFailed", &attrs[..n])?;
                     }
                     Verdict::Ignored => {
                         let message = failure_message(result);

@@ -70,17 +70,20 @@ impl Summary {
 /// Why a test that never finished was closed.
 const STOPPED: &str = "stopped: the run ended before this test finished";
 
-/// `base` (a `testFailed` naming the test) with the failure's message,
-/// details, and the comparison when both values are known.
-fn failure(mut base: Message, result: &TestResult) -> Message {
-    base.push("message", failure_message(result));
-    base.push("details", result.details.as_deref().unwrap_or(""));
+/// The attributes of a `testFailed` after the `n` in `attrs` that name the
+/// test: the failure's message, details, and the comparison when both values
+/// are known. Returns the new length.
+fn failure<'a>(attrs: &mut [(&'a str, &'a str); 8], mut n: usize, result: &'a TestResult) -> usize {
+    attrs[n] = ("message", failure_message(result));
+    attrs[n + 1] = ("details", result.details.as_deref().unwrap_or(""));
+    n += 2;
     if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
-        base.push("type", "comparisonFailure");
-        base.push("expected", expected.as_str());
-        base.push("actual", actual.as_str());
+        attrs[n] = ("type", "comparisonFailure");
+        attrs[n + 1] = ("expected", expected);
+        attrs[n + 2] = ("actual", actual);
+        n += 3;
     }
-    base
+    n
 }
 
 /// A duration in whole milliseconds as consumers read it (a Java long).
@@ -165,16 +168,31 @@ impl<W: Write> Emitter<W> {
         self.writer.message_parts(name, attrs, at)
     }
 
-    /// Sends `base` plus `key=<chunk>` once per chunk of `text`.
-    fn send_chunked(&mut self, base: &Message, key: &str, text: &str) -> io::Result<()> {
+    /// Sends `name` with `attrs` (at most three) plus `key=<chunk>` once per
+    /// chunk of `text`.
+    fn send_chunked(
+        &mut self,
+        name: &str,
+        attrs: &[(&str, &str)],
+        key: &str,
+        text: &str,
+    ) -> io::Result<()> {
+        let mut all = [("", ""); 4];
+        let n = attrs.len();
+        all[..n].copy_from_slice(attrs);
         let mut rest = text;
         loop {
-            let cut = rest
-                .char_indices()
-                .nth(OUTPUT_CHUNK_CHARS)
-                .map_or(rest.len(), |(i, _)| i);
+            // No more bytes than the limit means no more characters either.
+            let cut = if rest.len() <= OUTPUT_CHUNK_CHARS {
+                rest.len()
+            } else {
+                rest.char_indices()
+                    .nth(OUTPUT_CHUNK_CHARS)
+                    .map_or(rest.len(), |(i, _)| i)
+            };
             let (chunk, tail) = rest.split_at(cut);
-            self.send(base.clone().with(key, chunk))?;
+            all[n] = (key, chunk);
+            self.send_parts(name, &all[..=n])?;
             if tail.is_empty() {
                 return Ok(());
             }

@@ -219,10 +219,8 @@ impl<W: Write> Reporter for Teamcity<W> {
                             Stream::Stdout => "testStdOut",
                             Stream::Stderr => "testStdErr",
                         };
-                        let base = Message::new(kind)
-                            .with("name", named.name.as_str())
-                            .with("flowId", named.flow.as_str());
-                        self.out.send_chunked(&base, "out", text)
+                        let attrs = [("name", named.name.as_str()), ("flowId", &named.flow)];
+                        self.out.send_chunked(kind, &attrs, "out", text)
                     }
                     // Suite and run output has no test to belong to: build log text.
                     None => self.out.text(text),
@@ -237,13 +235,11 @@ impl<W: Write> Reporter for Teamcity<W> {
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
-                        let msg = failure(
-                            Message::new("testFailed")
-                                .with("name", name.as_str())
-                                .with("flowId", flow.as_str()),
-                            result,
-                        );
-                        self.out.send(msg)?;
+                        let mut attrs = [("", ""); 8];
+                        attrs[0] = ("name", name.as_str());
+                        attrs[1] = ("flowId", flow.as_str());
+                        let n = failure(&mut attrs, 2, result);
+                        self.out.send_parts("testFailed", &attrs[..n])?;
                     }
                     Verdict::Ignored => self.out.send(
                         Message::new("testIgnored")
