@@ -560,3 +560,54 @@ fn plain_times_read_as_the_float_route_reads_them() {
         assert_eq!(plain_millis(other.as_bytes()), None, "{other}");
     }
 }
+
+#[test]
+fn plain_attributes_are_split_as_quick_xml_splits_them() {
+    // (tag, whether the direct split takes it)
+    let tags = [
+        (r#"<t a="1" b='2'/>"#, true),
+        (r#"<t a="1"b="2">"#, true),
+        ("<t\ta='v'\r\n b=\"w\" >", true),
+        (
+            r#"<t x:a="1" y:z:b="2" :c="3" a="&amp;" a="dup" e="">"#,
+            true,
+        ),
+        ("<t>", true),
+        (r#"<t a = "1" b="2">"#, false),
+        (r#"<t ="x" b="2">"#, false),
+        (r#"<t a b="2">"#, false),
+        (r#"<t a=1 b="2">"#, false),
+        (r#"<t a= >"#, false),
+        (r#"<t a="x' b='y">"#, true),
+    ];
+    for (tag, plain) in tags {
+        let mut reader = quick_xml::Reader::from_str(tag);
+        let e = match reader.read_event().unwrap() {
+            Event::Start(e) | Event::Empty(e) => e,
+            other => panic!("{tag}: {other:?}"),
+        };
+        let theirs: Vec<(Vec<u8>, Vec<u8>)> = e
+            .attributes()
+            .with_checks(false)
+            .flatten()
+            .map(|a| (a.key.into_inner().to_vec(), a.value.to_vec()))
+            .collect();
+        let mut ours = Vec::new();
+        let split = plain_attributes(e.attributes_raw(), |k, v| {
+            ours.push((k.to_vec(), v.to_vec()))
+        });
+        assert_eq!(split, plain, "{tag}");
+        if split {
+            assert_eq!(ours, theirs, "{tag}");
+        }
+    }
+}
+
+#[test]
+fn attribute_values_decode_as_unescape_value_does() {
+    assert_eq!(attr_value(b"plain"), "plain");
+    assert_eq!(attr_value(b"a &lt;b&gt; &#10;"), "a <b> \n");
+    assert_eq!(attr_value(b"&bogus;"), "&bogus;");
+    assert_eq!(attr_value(b"caf\xc3\xa9"), "caf\u{e9}");
+    assert_eq!(attr_value(b"\xff"), "\u{fffd}");
+}
