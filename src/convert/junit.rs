@@ -671,14 +671,28 @@ fn attr_value(raw: &[u8]) -> Cow<'_, str> {
 /// `=`, a missing quote); quick-xml's iterator reads the same pairs from
 /// plain text, a sixth of the cost of a test case.
 fn plain_attributes<'a>(mut rest: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) -> bool {
-    let is_space = |b: u8| matches!(b, b' ' | b'\r' | b'\n' | b'\t');
+    /// XML whitespace (as quick-xml reads it), and `=` where noted.
+    const SPACE: u8 = 1;
+    const KEY_END: u8 = 2;
+    const CLASS: [u8; 256] = {
+        let mut class = [0; 256];
+        let mut i = 0;
+        let spaces = [b' ', b'\r', b'\n', b'\t'];
+        while i < spaces.len() {
+            class[spaces[i] as usize] = SPACE | KEY_END;
+            i += 1;
+        }
+        class[b'=' as usize] = KEY_END;
+        class
+    };
+    let is = |b: u8, what: u8| CLASS[usize::from(b)] & what != 0;
     loop {
-        match rest.iter().position(|&b| !is_space(b)) {
+        match rest.iter().position(|&b| !is(b, SPACE)) {
             Some(start) => rest = &rest[start..],
             None => return true,
         }
         // quick-xml takes the key's first byte whatever it is.
-        let Some(end) = rest[1..].iter().position(|&b| b == b'=' || is_space(b)) else {
+        let Some(end) = rest[1..].iter().position(|&b| is(b, KEY_END)) else {
             return false;
         };
         let (key, after) = rest.split_at(end + 1);
@@ -686,7 +700,7 @@ fn plain_attributes<'a>(mut rest: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8]
             [b'=', quote @ (b'"' | b'\''), value_and_rest @ ..] => (*quote, value_and_rest),
             _ => return false,
         };
-        let Some(len) = value_and_rest.iter().position(|&b| b == quote) else {
+        let Some(len) = memchr::memchr(quote, value_and_rest) else {
             return false;
         };
         f(key, &value_and_rest[..len]);
