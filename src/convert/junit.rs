@@ -39,6 +39,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{line, non_empty, to_ms, Emitter, ReadError, TestNode};
+use super::junit_fast;
 use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 
@@ -147,6 +148,12 @@ struct State {
     pytest_root: bool,
     /// The last sent case's `classname`, kept for its buffer.
     spare_classname: String,
+    /// Bytes read past quick-xml (plain empty test cases, taken directly);
+    /// added to its positions to give positions in the file.
+    skipped: u64,
+    /// quick-xml's last event was markup, so it would read text next: the
+    /// place where a plain empty `<testcase/>` may be taken directly.
+    after_markup: bool,
 }
 
 impl State {
@@ -158,17 +165,37 @@ impl State {
         self.frames.push(Frame::default());
         let mut buf = Vec::with_capacity(64 * 1024);
         loop {
+            if self.after_markup
+                && self.capture.is_none()
+                && matches!(self.elems.last(), Some(Elem::Root | Elem::Suite))
+            {
+                // Most test cases are one plainly written empty element:
+                // read here, they cost a fraction of what quick-xml's events
+                // (whitespace text, then the element) cost. quick-xml would
+                // read the same, and the text is ignored at this level.
+                let counted = reader.get_mut();
+                if let Some((len, attrs)) = junit_fast::empty_testcase(counted.buffered()) {
+                    let case = self.plain_case(attrs).expect("checked to be plain");
+                    counted.consume(len);
+                    self.skipped += len as u64;
+                    self.case = Some(case);
+                    self.close(Elem::Case, out)?;
+                    continue;
+                }
+            }
             buf.clear();
-            let before = reader.buffer_position();
+            let before = reader.buffer_position() + self.skipped;
             let event = match reader.read_event_into(&mut buf) {
                 Ok(event) => event,
                 Err(quick_xml::Error::Io(err)) => {
                     return Err(ReadError::Io(io::Error::new(err.kind(), err.to_string())))
                 }
                 Err(err) => {
-                    return Err(malformed(reader, reader.error_position(), err.to_string()))
+                    let pos = reader.error_position() + self.skipped;
+                    return Err(malformed(reader, pos, err.to_string()));
                 }
             };
+            self.after_markup = !matches!(event, Event::Text(_));
             match event {
                 Event::Start(e) => {
                     let elem = self.open(&e, out, reader)?;
@@ -199,7 +226,7 @@ impl State {
                     }
                 }
                 Event::Eof => {
-                    let pos = reader.buffer_position();
+                    let pos = reader.buffer_position() + self.skipped;
                     if let Some(elem) = self.elems.last() {
                         let name = match elem {
                             Elem::Root => "the root element",
@@ -219,6 +246,27 @@ impl State {
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
             }
         }
+    }
+
+    /// An empty case, with the classname buffer of the previous one.
+    fn new_case(&mut self) -> Case {
+        let mut classname = std::mem::take(&mut self.spare_classname);
+        classname.clear();
+        Case {
+            classname,
+            ..Case::default()
+        }
+    }
+
+    /// A case from the attribute text of its `<testcase>`, if every
+    /// attribute is plainly written ([`junit_fast::plain_attributes`]).
+    fn plain_case(&mut self, attrs: &[u8]) -> Option<Case> {
+        let mut case = self.new_case();
+        if junit_fast::plain_attributes(attrs, |key, raw| case.set(key, raw)) {
+            return Some(case);
+        }
+        self.spare_classname = case.classname;
+        None
     }
 
     /// Handles an opening tag.
@@ -241,7 +289,8 @@ impl State {
                 other => {
                     let name = String::from_utf8_lossy(other);
                     let problem = format!("expected <testsuites> or <testsuite>, found <{name}>");
-                    return Err(at(reader, problem));
+                    let pos = reader.buffer_position() + self.skipped;
+                    return Err(malformed(reader, pos, problem));
                 }
             }
         }
@@ -276,28 +325,19 @@ impl State {
             }
             (None | Some(Elem::Root | Elem::Suite), b"testcase") => {
                 // One pass over the attributes (one `attr` call each would
-                // scan them five times per test case).
-                // The classname buffer of the previous case is reused.
-                let mut classname = std::mem::take(&mut self.spare_classname);
-                classname.clear();
-                let mut case = Case {
-                    classname,
-                    ..Case::default()
-                };
-                // Plainly written attributes (what JUnit writers write) are
-                // split directly; anything else goes through quick-xml's
-                // iterator, from a fresh case, with the same result.
-                if !plain_attributes(e.attributes_raw(), |key, raw| case.set(key, raw)) {
-                    let mut classname = std::mem::take(&mut case.classname);
-                    classname.clear();
-                    case = Case {
-                        classname,
-                        ..Case::default()
-                    };
-                    for a in e.attributes().with_checks(false).flatten() {
-                        case.set(a.key.into_inner(), &a.value);
+                // scan them five times per test case). Plainly written ones
+                // (what JUnit writers write) are split directly; anything
+                // else goes through quick-xml's iterator, with the same result.
+                let case = match self.plain_case(e.attributes_raw()) {
+                    Some(case) => case,
+                    None => {
+                        let mut case = self.new_case();
+                        for a in e.attributes().with_checks(false).flatten() {
+                            case.set(a.key.into_inner(), &a.value);
+                        }
+                        case
                     }
-                }
+                };
                 self.case = Some(case);
                 Elem::Case
             }
@@ -664,50 +704,6 @@ fn attr_value(raw: &[u8]) -> Cow<'_, str> {
     decoded.unwrap_or_else(|| String::from_utf8_lossy(raw))
 }
 
-/// Calls `f` with each (qualified name, raw value) of the attribute text of a
-/// tag (what follows its name) when every attribute is plainly written:
-/// `name="value"` or `name='value'`, separated by whitespace or nothing.
-/// Returns false, maybe after some calls, at anything else (spaces around
-/// `=`, a missing quote); quick-xml's iterator reads the same pairs from
-/// plain text, a sixth of the cost of a test case.
-fn plain_attributes<'a>(mut rest: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) -> bool {
-    /// XML whitespace (as quick-xml reads it), and `=` where noted.
-    const SPACE: u8 = 1;
-    const KEY_END: u8 = 2;
-    const CLASS: [u8; 256] = {
-        let mut class = [0; 256];
-        let mut i = 0;
-        let spaces = [b' ', b'\r', b'\n', b'\t'];
-        while i < spaces.len() {
-            class[spaces[i] as usize] = SPACE | KEY_END;
-            i += 1;
-        }
-        class[b'=' as usize] = KEY_END;
-        class
-    };
-    let is = |b: u8, what: u8| CLASS[usize::from(b)] & what != 0;
-    loop {
-        match rest.iter().position(|&b| !is(b, SPACE)) {
-            Some(start) => rest = &rest[start..],
-            None => return true,
-        }
-        // quick-xml takes the key's first byte whatever it is.
-        let Some(end) = rest[1..].iter().position(|&b| is(b, KEY_END)) else {
-            return false;
-        };
-        let (key, after) = rest.split_at(end + 1);
-        let (quote, value_and_rest) = match after {
-            [b'=', quote @ (b'"' | b'\''), value_and_rest @ ..] => (*quote, value_and_rest),
-            _ => return false,
-        };
-        let Some(len) = memchr::memchr(quote, value_and_rest) else {
-            return false;
-        };
-        f(key, &value_and_rest[..len]);
-        rest = &value_and_rest[len + 1..];
-    }
-}
-
 /// The part of a qualified name after its first `:`, as quick-xml's
 /// `local_name` gives it, without the cost of a `memchr` call on a few bytes.
 fn local_name(qualified: &[u8]) -> &[u8] {
@@ -731,10 +727,7 @@ fn seconds(value: &str) -> Option<u64> {
     parsed.ok().and_then(|secs: f64| to_ms(secs, 1000.0))
 }
 
-fn at<R: BufRead>(reader: &Reader<Counted<R>>, problem: String) -> ReadError {
-    malformed(reader, reader.buffer_position(), problem)
-}
-
+/// A problem at byte `pos` of the file.
 fn malformed<R: BufRead>(reader: &Reader<Counted<R>>, pos: u64, problem: String) -> ReadError {
     let (line, column) = reader.get_ref().line_column(pos);
     ReadError::Malformed {

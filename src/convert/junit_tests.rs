@@ -4,6 +4,7 @@ use std::io::{self, Read};
 
 use super::*;
 use crate::convert::common::Sink;
+use crate::convert::junit_fast::plain_attributes;
 use crate::convert::testing::{check_tree, counts, events_of, sample};
 
 /// `tests`, `failures`, `errors`, `skipped` summed over the outermost
@@ -610,4 +611,54 @@ fn attribute_values_decode_as_unescape_value_does() {
     assert_eq!(attr_value(b"&bogus;"), "&bogus;");
     assert_eq!(attr_value(b"caf\xc3\xa9"), "caf\u{e9}");
     assert_eq!(attr_value(b"\xff"), "\u{fffd}");
+}
+
+#[test]
+fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
+    // (bytes, the attribute text when taken directly)
+    let cases: [(&[u8], Option<&[u8]>); 10] = [
+        (
+            b"\n<testcase name=\"a\" time='1'/>",
+            Some(b" name=\"a\" time='1'"),
+        ),
+        (b"<testcase/>", Some(b"")),
+        (
+            b" \r\n\t<testcase\n  a=\"1\"b=\"x/>y\"  />rest",
+            Some(b"\n  a=\"1\"b=\"x/>y\"  "),
+        ),
+        (b"<testcase a=\"1\">", None),
+        (b"<testcase a = \"1\"/>", None),
+        (b"<testcasex a=\"1\"/>", None),
+        (b"<testcase a=\"1\" / >", None),
+        (b"<testcase a=\"1", None),
+        (b"x<testcase/>", None),
+        (b"<testcase a\"b=\"1\"/>", None),
+    ];
+    for (bytes, expected) in cases {
+        let taken = junit_fast::empty_testcase(bytes);
+        assert_eq!(
+            taken.map(|(_, attrs)| attrs),
+            expected,
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
+        if let Some((len, attrs)) = taken {
+            // quick-xml reads the same element from the same bytes.
+            let mut reader = quick_xml::Reader::from_reader(bytes);
+            let mut buf = Vec::new();
+            loop {
+                match reader.read_event_into(&mut buf).unwrap() {
+                    Event::Text(_) => {}
+                    Event::Empty(e) => {
+                        assert_eq!(e.name().as_ref(), b"testcase");
+                        assert_eq!(e.attributes_raw(), attrs);
+                        break;
+                    }
+                    other => panic!("{other:?}"),
+                }
+                buf.clear();
+            }
+            assert_eq!(reader.buffer_position(), len as u64);
+        }
+    }
 }

@@ -18,6 +18,7 @@ mod detect;
 mod jest_json;
 mod js_json;
 mod junit;
+mod junit_fast;
 mod position;
 mod pytest_json;
 mod run;

@@ -81,6 +81,11 @@ impl<R> Counted<R> {
         }
     }
 
+    /// What is read but not consumed yet, without reading more.
+    pub(crate) fn buffered(&self) -> &[u8] {
+        &self.buf[self.pos..self.filled]
+    }
+
     /// 1-based line and byte column of byte `pos`.
     pub(crate) fn line_column(&self, pos: u64) -> (u64, u64) {
         let pending = &self.buf[self.counted..self.pos];
