@@ -108,9 +108,10 @@ struct Case {
     duration_ms: Option<u64>,
     file: Option<String>,
     line: Option<f64>,
-    failure: Option<Problem>,
-    error: Option<Problem>,
-    skipped: Option<Problem>,
+    // Boxed: most cases have none, and a case is moved a few times.
+    failure: Option<Box<Problem>>,
+    error: Option<Box<Problem>>,
+    skipped: Option<Box<Problem>>,
     output: Vec<(Stream, String)>,
 }
 
@@ -178,8 +179,8 @@ impl State {
                     let case = self.plain_case(attrs).expect("checked to be plain");
                     counted.consume(len);
                     self.skipped += len as u64;
-                    self.case = Some(case);
-                    self.close(Elem::Case, out)?;
+                    // What opening and closing the element do.
+                    self.send_case(case, out)?;
                     continue;
                 }
             }
@@ -452,10 +453,10 @@ impl State {
         };
         if let Some(failure) = case.failure {
             result.outcome = Outcome::Failed;
-            let (message, mut details) = describe(failure);
+            let (message, mut details) = describe(*failure);
             if let Some(error) = case.error {
                 // Never two verdicts: a teardown error after a failure is context.
-                let (error_message, error_details) = describe(error);
+                let (error_message, error_details) = describe(*error);
                 let extra = [error_message, error_details].into_iter().flatten();
                 let extra: Vec<String> = extra.collect();
                 if !extra.is_empty() {
@@ -472,7 +473,7 @@ impl State {
             (result.message, result.details) = (message, details);
         } else if let Some(error) = case.error {
             result.outcome = Outcome::Error;
-            (result.message, result.details) = describe(error);
+            (result.message, result.details) = describe(*error);
         } else if let Some(skipped) = case.skipped {
             let xfail = skipped.kind.as_deref() == Some("pytest.xfail");
             result.outcome = if xfail {
@@ -576,9 +577,9 @@ fn close_frame(mut frame: Frame, out: &mut Emitter<'_>) -> Result<(), ReadError>
     Ok(())
 }
 
-fn add_problem(slot: &mut Option<Problem>, problem: Problem) {
+fn add_problem(slot: &mut Option<Box<Problem>>, problem: Problem) {
     match slot {
-        None => *slot = Some(problem),
+        None => *slot = Some(Box::new(problem)),
         Some(first) => {
             // A second <failure> in one case (some aggregators) adds to the first.
             let extra = [problem.message, non_empty(Some(&problem.text))];
