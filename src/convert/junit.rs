@@ -32,14 +32,13 @@
 //! - Text, CDATA, predefined and numeric entities are decoded; an unknown
 //!   entity or invalid UTF-8 keeps the raw text. `properties` and Surefire's
 //!   `flakyFailure`/`rerunFailure` are ignored.
-use std::borrow::Cow;
 use std::io::{self, BufRead};
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{line, non_empty, to_ms, Emitter, ReadError, TestNode};
-use super::junit_fast;
+use super::junit_fast::{self, attr_value, local_name, plain_millis};
 use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 
@@ -607,30 +606,6 @@ fn trim_block(text: &str) -> Option<String> {
     Some(text[start..].trim_end().to_string())
 }
 
-/// Whole milliseconds of plain `ddd.ddd` seconds (up to six digits before
-/// the point and three after), in integers. For these the float route of
-/// [`seconds`] gives the same number: its rounding error is below 3e-7 ms,
-/// far under the 1e-6 that `to_ms` adds before truncating.
-fn plain_millis(value: &[u8]) -> Option<u64> {
-    let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
-        Some(dot) => (&value[..dot], &value[dot + 1..]),
-        None => (value, &[][..]),
-    };
-    let digits = whole.iter().chain(fraction);
-    if whole.is_empty()
-        || whole.len() > 6
-        || fraction.len() > 3
-        || !digits.clone().all(u8::is_ascii_digit)
-    {
-        return None;
-    }
-    let padded = whole
-        .iter()
-        .chain(fraction)
-        .chain(&b"000"[fraction.len()..]);
-    Some(padded.fold(0, |ms, &d| ms * 10 + u64::from(d - b'0')))
-}
-
 /// `classname` without its `<testsuite>`'s name in front: Surefire names the
 /// suite after the class, aggregators after the package.
 fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
@@ -683,35 +658,6 @@ fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
         .flatten()
         .find(|a| local_name(a.key.into_inner()) == key)?;
     Some(attr_value(&a.value).into_owned())
-}
-
-/// An attribute's value with entities decoded; the raw text (invalid UTF-8
-/// replaced) if it does not decode.
-fn attr_value(raw: &[u8]) -> Cow<'_, str> {
-    // Nearly every value is ASCII without `&`: nothing to unescape and no
-    // UTF-8 to check, found in one branch-free pass.
-    if raw
-        .iter()
-        .fold(true, |plain, &b| plain & (b != b'&') & b.is_ascii())
-    {
-        // SAFETY: every byte was just checked to be ASCII, which is UTF-8.
-        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) });
-    }
-    // What quick-xml's `unescape_value` does: decode UTF-8, then entities.
-    let decoded = match std::str::from_utf8(raw) {
-        Ok(text) => quick_xml::escape::unescape(text).ok(),
-        Err(_) => None,
-    };
-    decoded.unwrap_or_else(|| String::from_utf8_lossy(raw))
-}
-
-/// The part of a qualified name after its first `:`, as quick-xml's
-/// `local_name` gives it, without the cost of a `memchr` call on a few bytes.
-fn local_name(qualified: &[u8]) -> &[u8] {
-    match qualified.iter().position(|&b| b == b':') {
-        Some(colon) => &qualified[colon + 1..],
-        None => qualified,
-    }
 }
 
 /// A `time` attribute (seconds, maybe with `,` thousands separators) in
