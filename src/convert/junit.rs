@@ -174,13 +174,17 @@ impl State {
                 // (whitespace text, then the element) cost. quick-xml would
                 // read the same, and the text is ignored at this level.
                 let counted = reader.get_mut();
-                if let Some((len, attrs)) = junit_fast::empty_testcase(counted.buffered()) {
-                    let case = self.plain_case(attrs).expect("checked to be plain");
-                    counted.consume(len);
-                    self.skipped += len as u64;
-                    // What opening and closing the element do.
-                    self.send_case(case, out)?;
-                    continue;
+                let mut case = self.new_case();
+                match junit_fast::empty_testcase(counted.buffered(), |key, raw| case.set(key, raw))
+                {
+                    Some(len) => {
+                        counted.consume(len);
+                        self.skipped += len as u64;
+                        // What opening and closing the element do.
+                        self.send_case(case, out)?;
+                        continue;
+                    }
+                    None => self.spare_classname = case.classname,
                 }
             }
             buf.clear();

@@ -13,16 +13,28 @@ fn is_space(b: u8) -> bool {
 
 /// Bytes of the attribute names [`empty_testcase`] takes: those of every
 /// JUnit writer, and none that quick-xml's element scan treats specially.
-fn is_key_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'.' | b'-')
-}
+const KEY_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b':' | b'.' | b'-');
+        b += 1;
+    }
+    table
+};
 
 /// A plainly written empty `<testcase …/>` at the start of `bytes`, maybe
-/// after whitespace: its length and its attribute text (what quick-xml's
-/// `attributes_raw` gives). From such bytes quick-xml reads a whitespace
-/// text event and then one `Empty` event with those attributes. `None` for
-/// anything else, including an element cut off by the end of `bytes`.
-pub(crate) fn empty_testcase(bytes: &[u8]) -> Option<(usize, &[u8])> {
+/// after whitespace: calls `f` with each attribute's qualified name and raw
+/// value, as quick-xml's attribute iterator gives them, and returns the
+/// length of the whole. From such bytes quick-xml reads a whitespace text
+/// event and then one `Empty` event with those attributes. `None` for
+/// anything else, including an element cut off by the end of `bytes`, maybe
+/// after some calls.
+pub(crate) fn empty_testcase<'a>(
+    bytes: &'a [u8],
+    mut f: impl FnMut(&'a [u8], &'a [u8]),
+) -> Option<usize> {
     const OPEN: &[u8] = b"<testcase";
     let start = bytes.iter().position(|&b| !is_space(b))?;
     let tag = bytes[start..].strip_prefix(OPEN)?;
@@ -32,14 +44,13 @@ pub(crate) fn empty_testcase(bytes: &[u8]) -> Option<(usize, &[u8])> {
         let spaces = rest.iter().position(|&b| !is_space(b))?;
         let rest = &rest[spaces..];
         if rest.starts_with(b"/>") {
-            let attrs = &tag[..at + spaces];
-            return Some((start + OPEN.len() + at + spaces + 2, attrs));
+            return Some(start + OPEN.len() + at + spaces + 2);
         }
         // The name ends at whitespace: `<testcasex…` is another element.
         if at == 0 && spaces == 0 {
             return None;
         }
-        let key = rest.iter().position(|&b| !is_key_byte(b))?;
+        let key = rest.iter().position(|&b| !KEY_BYTE[usize::from(b)])?;
         let (quote, value_and_rest) = match &rest[key..] {
             [b'=', quote @ (b'"' | b'\''), value_and_rest @ ..] if key > 0 => {
                 (*quote, value_and_rest)
@@ -47,6 +58,7 @@ pub(crate) fn empty_testcase(bytes: &[u8]) -> Option<(usize, &[u8])> {
             _ => return None,
         };
         let len = memchr::memchr(quote, value_and_rest)?;
+        f(&rest[..key], &value_and_rest[..len]);
         at += spaces + key + 2 + len + 1;
     }
 }
