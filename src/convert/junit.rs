@@ -117,20 +117,31 @@ struct Case {
 impl Case {
     /// Takes one `<testcase>` attribute, by qualified name and raw value.
     fn set(&mut self, key: &[u8], raw: &[u8]) {
+        enum Slot {
+            Name,
+            Classname,
+            Time,
+            File,
+            Line,
+        }
         let slot = match local_name(key) {
-            slot @ (b"name" | b"classname" | b"time" | b"file" | b"line") => slot,
+            b"name" => Slot::Name,
+            b"classname" => Slot::Classname,
+            b"time" => Slot::Time,
+            b"file" => Slot::File,
+            b"line" => Slot::Line,
             _ => return,
         };
         let value = attr_value(raw);
         match slot {
-            b"name" => self.name = value.into_owned(),
-            b"classname" => {
+            Slot::Name => self.name = value.into_owned(),
+            Slot::Classname => {
                 self.classname.clear();
                 self.classname.push_str(&value);
             }
-            b"time" => self.duration_ms = seconds(&value),
-            b"file" => self.file = Some(value.into_owned()).filter(|f| !f.is_empty()),
-            _ => self.line = value.trim().parse().ok(),
+            Slot::Time => self.duration_ms = seconds(&value),
+            Slot::File => self.file = Some(value.into_owned()).filter(|f| !f.is_empty()),
+            Slot::Line => self.line = value.trim().parse().ok(),
         }
     }
 }

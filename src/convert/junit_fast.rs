@@ -114,11 +114,8 @@ pub(crate) fn plain_attributes<'a>(
 /// replaced) if it does not decode.
 pub(crate) fn attr_value(raw: &[u8]) -> Cow<'_, str> {
     // Nearly every value is ASCII without `&`: nothing to unescape and no
-    // UTF-8 to check, found in one branch-free pass.
-    if raw
-        .iter()
-        .fold(true, |plain, &b| plain & (b != b'&') & b.is_ascii())
-    {
+    // UTF-8 to check.
+    if is_plain_ascii(raw) {
         // SAFETY: every byte was just checked to be ASCII, which is UTF-8.
         return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) });
     }
@@ -128,6 +125,24 @@ pub(crate) fn attr_value(raw: &[u8]) -> Cow<'_, str> {
         Err(_) => None,
     };
     decoded.unwrap_or_else(|| String::from_utf8_lossy(raw))
+}
+
+/// Whether `bytes` are all ASCII and none is `&`, tested eight at a time.
+fn is_plain_ascii(bytes: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const AMPERSANDS: u64 = ONES * b'&' as u64;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // A byte of `w ^ AMPERSANDS` is zero where `w` has `&`; for bytes
+        // below 0x80 (checked first) the subtraction finds exactly those.
+        let x = w ^ AMPERSANDS;
+        if w & HIGH != 0 || x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|&b| b != b'&' && b.is_ascii())
 }
 
 /// The part of a qualified name after its first `:`, as quick-xml's
@@ -161,4 +176,24 @@ pub(crate) fn plain_millis(value: &[u8]) -> Option<u64> {
         .chain(fraction)
         .chain(&b"000"[fraction.len()..]);
     Some(padded.fold(0, |ms, &d| ms * 10 + u64::from(d - b'0')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_ascii_is_found_at_every_offset() {
+        let naive = |bytes: &[u8]| bytes.iter().all(|&b| b != b'&' && b.is_ascii());
+        for len in 0..24 {
+            for at in 0..len {
+                for special in [b'&', 0x80, 0xC3, 0xFF, b'%', b'\'', 0x7F, 0x25, 0x27] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = special;
+                    assert_eq!(is_plain_ascii(&bytes), naive(&bytes), "{bytes:?}");
+                }
+            }
+            assert!(is_plain_ascii(&vec![b'z'; len]));
+        }
+    }
 }
