@@ -44,7 +44,8 @@ impl Hasher for FxHasher {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A map keyed by our own ids, hashed with [`FxHasher`].
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 type FastSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// Declarations by source id, keyed by the node's own `id` (no second copy

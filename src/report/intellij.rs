@@ -173,12 +173,12 @@ impl<W: Write> Intellij<W> {
 
 /// A decimal number formatted on the stack.
 #[derive(Default)]
-struct Num {
+pub(super) struct Num {
     buf: [u8; 20],
 }
 
 impl Num {
-    fn format(&mut self, mut n: u64) -> &str {
+    pub(super) fn format(&mut self, mut n: u64) -> &str {
         // Two digits per division: ids and durations have several.
         const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
             2021222324252627282930313233343536373839\

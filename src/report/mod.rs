@@ -86,11 +86,6 @@ fn failure<'a>(attrs: &mut [(&'a str, &'a str); 8], mut n: usize, result: &'a Te
     n
 }
 
-/// A duration in whole milliseconds as consumers read it (a Java long).
-fn duration_text(ms: u64) -> String {
-    ms.min(i64::MAX as u64).to_string()
-}
-
 /// A run-level note as a `message` with TeamCity's status words.
 fn log_message(level: LogLevel, text: &str) -> Message {
     let status = match level {

@@ -10,26 +10,28 @@
 //!   (parallel tests in one file, subtests) gets a child flow
 //!   (`flowStarted parent=`), since "starting another test finishes the
 //!   currently started test in the same flow".
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::{duration_text, failure, failure_message, log_message, Emitter, STOPPED};
+use super::intellij::Num;
+use super::{failure, failure_message, log_message, Emitter, STOPPED};
 use crate::event::{NodeKind, Stream, Verdict};
-use crate::tree::{Opened, Reporter, TreeEvent};
+use crate::tree::{FastMap, Opened, Reporter, TreeEvent};
 
 pub(crate) struct Teamcity<W: Write> {
     pub(super) out: Emitter<W>,
     pub(super) retry_support: bool,
     /// Open nodes: name as TeamCity knows it, and the flow it was started in.
-    nodes: HashMap<u64, Named>,
+    nodes: FastMap<u64, Named>,
     /// Running tests per flow (a flow id string → how many tests run in it).
-    busy: HashMap<String, u32>,
+    busy: FastMap<String, u32>,
     /// The suites TeamCity has open in each flow, outermost first. TeamCity
     /// nests by order, so a suite whose source has not said it is done (a
     /// jest describe block) is closed here as soon as a sibling starts.
-    stacks: HashMap<String, Vec<u64>>,
+    stacks: FastMap<String, Vec<u64>>,
+    /// Scratch list of [`Teamcity::arrange`], kept for its allocation.
+    chain: Vec<u64>,
 }
 
 struct Named {
@@ -50,9 +52,10 @@ impl<W: Write> Teamcity<W> {
         Teamcity {
             out,
             retry_support,
-            nodes: HashMap::new(),
-            busy: HashMap::new(),
-            stacks: HashMap::new(),
+            nodes: FastMap::default(),
+            busy: FastMap::default(),
+            stacks: FastMap::default(),
+            chain: Vec::new(),
         }
     }
 
@@ -70,7 +73,6 @@ impl<W: Write> Teamcity<W> {
 
     fn started(&mut self, node: &Opened) -> io::Result<()> {
         let parent = self.nodes.get(&node.parent);
-        let file_flow = format!("{}", node.flow);
         if node.node.kind == NodeKind::Dir {
             let name = match parent {
                 Some(p) if p.silent => format!("{}/{}", p.name, node.node.name),
@@ -83,7 +85,7 @@ impl<W: Write> Teamcity<W> {
                     parent: node.parent,
                     open: false,
                     is_test: false,
-                    flow: file_flow,
+                    flow: node.flow.to_string(),
                     silent: true,
                     own_flow: false,
                 },
@@ -97,7 +99,7 @@ impl<W: Write> Teamcity<W> {
         };
         let mut flow = match parent {
             Some(p) if !p.silent => p.flow.clone(),
-            _ => file_flow,
+            _ => node.flow.to_string(),
         };
         // TeamCity nests nothing inside a test and runs one test at a time
         // per flow: a node under a test (subtests), or a node that starts
@@ -115,7 +117,10 @@ impl<W: Write> Teamcity<W> {
             )?;
             flow = child;
         } else if node.is_test {
-            *self.busy.entry(flow.clone()).or_default() += 1;
+            match self.busy.get_mut(&flow) {
+                Some(running) => *running += 1,
+                None => drop(self.busy.insert(flow.clone(), 1)),
+            }
         }
         if !own_flow {
             self.arrange(&flow, node.parent)?;
@@ -125,13 +130,13 @@ impl<W: Write> Teamcity<W> {
         } else {
             "testSuiteStarted"
         };
-        let mut msg = Message::new(kind)
-            .with("name", name.as_str())
-            .with("flowId", flow.as_str());
-        if node.is_test {
-            msg.push("captureStandardOutput", "false");
-        }
-        self.out.send(msg)?;
+        let attrs = [
+            ("name", name.as_str()),
+            ("flowId", flow.as_str()),
+            ("captureStandardOutput", "false"),
+        ];
+        let n = if node.is_test { 3 } else { 2 };
+        self.out.send_parts(kind, &attrs[..n])?;
         if !node.is_test {
             self.stacks.entry(flow.clone()).or_default().push(node.id);
         }
@@ -154,7 +159,8 @@ impl<W: Write> Teamcity<W> {
     /// Makes `parent` the innermost open suite of `flow`: closes suites that
     /// are not its ancestors, reopens ancestors closed early.
     fn arrange(&mut self, flow: &str, parent: u64) -> io::Result<()> {
-        let mut chain = Vec::new();
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
         let mut at = parent;
         while let Some(named) = self.nodes.get(&at) {
             if !named.silent && !named.is_test && named.flow == flow {
@@ -163,7 +169,10 @@ impl<W: Write> Teamcity<W> {
             at = named.parent;
         }
         chain.reverse();
-        let stack = self.stacks.entry(flow.to_owned()).or_default();
+        if !self.stacks.contains_key(flow) {
+            self.stacks.insert(flow.to_owned(), Vec::new());
+        }
+        let stack = self.stacks.get_mut(flow).expect("inserted above");
         let keep = stack.iter().zip(&chain).take_while(|(a, b)| a == b).count();
         let closing: Vec<u64> = stack.drain(keep..).rev().collect();
         for id in closing {
@@ -183,6 +192,7 @@ impl<W: Write> Teamcity<W> {
             self.out.send(msg)?;
             self.stacks.get_mut(flow).expect("created above").push(id);
         }
+        self.chain = chain;
         Ok(())
     }
 
@@ -231,30 +241,34 @@ impl<W: Write> Reporter for Teamcity<W> {
                     .nodes
                     .get(&node.id)
                     .expect("reported nodes were started");
-                let (name, flow) = (named.name.clone(), named.flow.clone());
+                let (name, flow) = (named.name.as_str(), named.flow.as_str());
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
                         let mut attrs = [("", ""); 8];
-                        attrs[0] = ("name", name.as_str());
-                        attrs[1] = ("flowId", flow.as_str());
+                        attrs[0] = ("name", name);
+                        attrs[1] = ("flowId", flow);
                         let n = failure(&mut attrs, 2, result);
                         self.out.send_parts("testFailed", &attrs[..n])?;
                     }
-                    Verdict::Ignored => self.out.send(
-                        Message::new("testIgnored")
-                            .with("name", name.as_str())
-                            .with("flowId", flow.as_str())
-                            .with("message", failure_message(result)),
+                    Verdict::Ignored => self.out.send_parts(
+                        "testIgnored",
+                        &[
+                            ("name", name),
+                            ("flowId", flow),
+                            ("message", failure_message(result)),
+                        ],
                     )?,
                 }
-                let mut msg = Message::new("testFinished")
-                    .with("name", name.as_str())
-                    .with("flowId", flow);
-                if let Some(duration) = result.duration_ms {
-                    msg.push("duration", duration_text(duration));
+                let mut duration_buf = Num::default();
+                let mut attrs = [("name", name), ("flowId", flow), ("", "")];
+                let mut n = 2;
+                if let Some(ms) = result.duration_ms {
+                    // Read as a Java long.
+                    attrs[2] = ("duration", duration_buf.format(ms.min(i64::MAX as u64)));
+                    n = 3;
                 }
-                self.out.send(msg)?;
+                self.out.send_parts("testFinished", &attrs[..n])?;
                 self.test_done(node).map(drop)
             }
             TreeEvent::Stopped(node) => {
