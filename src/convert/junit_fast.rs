@@ -163,19 +163,24 @@ pub(crate) fn plain_millis(value: &[u8]) -> Option<u64> {
         Some(dot) => (&value[..dot], &value[dot + 1..]),
         None => (value, &[][..]),
     };
-    let digits = whole.iter().chain(fraction);
-    if whole.is_empty()
-        || whole.len() > 6
-        || fraction.len() > 3
-        || !digits.clone().all(u8::is_ascii_digit)
-    {
+    if whole.is_empty() || whole.len() > 6 || fraction.len() > 3 {
         return None;
     }
-    let padded = whole
-        .iter()
-        .chain(fraction)
-        .chain(&b"000"[fraction.len()..]);
-    Some(padded.fold(0, |ms, &d| ms * 10 + u64::from(d - b'0')))
+    let mut ms = 0;
+    for &d in whole {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        ms = ms * 10 + u64::from(d - b'0');
+    }
+    for i in 0..3 {
+        let d = fraction.get(i).copied().unwrap_or(b'0');
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        ms = ms * 10 + u64::from(d - b'0');
+    }
+    Some(ms)
 }
 
 #[cfg(test)]
