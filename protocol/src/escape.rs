@@ -56,7 +56,7 @@ pub fn escape(value: &str) -> String {
 }
 
 /// Escapes a value onto the end of `out`.
-#[inline]
+#[inline(always)]
 pub fn escape_into(value: &str, out: &mut String) {
     // Most values (ids, names) have nothing to escape: one scan and one
     // `push_str`, inlined into the caller.
@@ -106,7 +106,7 @@ fn escape_from(value: &str, first: usize, out: &mut String) {
 /// The index of the first byte in [`MAY_ESCAPE`]. Eight bytes are tested
 /// at a time without a branch per byte: most values (names, tracebacks)
 /// have long runs with nothing to escape.
-#[inline]
+#[inline(always)]
 fn find_may_escape(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     for chunk in bytes.chunks_exact(8) {
