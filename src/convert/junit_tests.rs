@@ -587,12 +587,7 @@ fn plain_attributes_are_split_as_quick_xml_splits_them() {
             Event::Start(e) | Event::Empty(e) => e,
             other => panic!("{tag}: {other:?}"),
         };
-        let theirs: Vec<(Vec<u8>, Vec<u8>)> = e
-            .attributes()
-            .with_checks(false)
-            .flatten()
-            .map(|a| (a.key.into_inner().to_vec(), a.value.to_vec()))
-            .collect();
+        let theirs = quick_xml_pairs(&e);
         let mut ours = Vec::new();
         let split = plain_attributes(e.attributes_raw(), |k, v| {
             ours.push((k.to_vec(), v.to_vec()))
@@ -602,6 +597,15 @@ fn plain_attributes_are_split_as_quick_xml_splits_them() {
             assert_eq!(ours, theirs, "{tag}");
         }
     }
+}
+
+/// The (qualified name, raw value) pairs quick-xml's attribute iterator reads.
+fn quick_xml_pairs(e: &quick_xml::events::BytesStart<'_>) -> Vec<(Vec<u8>, Vec<u8>)> {
+    e.attributes()
+        .with_checks(false)
+        .flatten()
+        .map(|a| (a.key.into_inner().to_vec(), a.value.to_vec()))
+        .collect()
 }
 
 #[test]
@@ -649,13 +653,7 @@ fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
                     Event::Empty(e) => {
                         assert_eq!(e.name().as_ref(), b"testcase");
                         assert_eq!(e.attributes_raw(), attrs);
-                        let theirs: Vec<(Vec<u8>, Vec<u8>)> = e
-                            .attributes()
-                            .with_checks(false)
-                            .flatten()
-                            .map(|a| (a.key.into_inner().to_vec(), a.value.to_vec()))
-                            .collect();
-                        assert_eq!(pairs, theirs, "{shown}");
+                        assert_eq!(pairs, quick_xml_pairs(&e), "{shown}");
                         break;
                     }
                     other => panic!("{other:?}"),
