@@ -1,7 +1,7 @@
 //! Reads the framework's stdout, stderr and event pipe and hands what it
 //! reads on in the order the framework wrote it, as far as that order can be
-//! known. It runs on the run loop's own thread: one wake-up per burst of
-//! input, not one for a reader thread and another for the loop.
+//! known. It runs on the run loop's own thread, so a burst of input costs
+//! one wake-up.
 //!
 //! Two pipes have no common clock, but a write to a pipe is complete when
 //! `write` returns: everything the framework wrote to stdout before it wrote
