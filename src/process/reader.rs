@@ -206,7 +206,7 @@ fn pending_bytes(fd: &OwnedFd) -> usize {
     }
 }
 
-fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
+pub(super) fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     let fd = fd.as_raw_fd();
     // SAFETY: fcntl on an open descriptor we own; no memory is passed.
     unsafe {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::reader::Reader;
+use super::reader::{set_nonblocking, Reader};
 
 /// The environment variable naming the event pipe's file descriptor.
 const EVENT_FD_VAR: &str = "TCRUNNER_EVENT_FD";
@@ -303,12 +303,9 @@ extern "C" fn on_signal(signal: libc::c_int) {
 fn listen_for_signals() -> Option<OwnedFd> {
     let (read, write) = io::pipe().ok()?;
     let (read, write): (OwnedFd, OwnedFd) = (read.into(), write.into());
+    // The handler must never block on a full pipe, nor the loop on an empty one.
     for fd in [&read, &write] {
-        // SAFETY: fcntl on an open descriptor we own; no memory is passed.
-        unsafe {
-            let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
+        set_nonblocking(fd).ok()?;
     }
     let old = SIGNAL_PIPE.swap(write.as_raw_fd(), Ordering::Relaxed);
     std::mem::forget(write); // lives as long as the handler may run
