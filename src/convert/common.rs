@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
-use crate::report::Pipeline;
+use crate::report::{Num, Pipeline};
 
 /// Where a reader sends its events.
 pub(crate) trait Sink {
@@ -115,22 +115,12 @@ impl<'a> Emitter<'a> {
 
     /// The id for the `n`th node of a reader that numbers its nodes.
     pub(crate) fn numbered_id(&self, n: u64) -> String {
-        // Digits by hand: `write!` costs more than the rest of the id.
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut rest = n;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                break;
-            }
-        }
-        let mut id = String::with_capacity(self.prefix.len() + digits.len() - at);
+        // Digits formatted on the stack: `write!` costs more than the rest of the id.
+        let mut digits = Num::default();
+        let digits = digits.format(n);
+        let mut id = String::with_capacity(self.prefix.len() + digits.len());
         id.push_str(&self.prefix);
-        // SAFETY: `digits[at..]` holds only the ASCII digits written above.
-        id.push_str(unsafe { std::str::from_utf8_unchecked(&digits[at..]) });
+        id.push_str(digits);
         id
     }
 

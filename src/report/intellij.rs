@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::{failure, failure_message, log_message, Emitter, STOPPED};
+use super::{duration_text, failure, failure_message, log_message, Emitter, Num, STOPPED};
 use crate::event::{Stream, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
@@ -59,8 +59,8 @@ impl<W: Write> Reporter for Intellij<W> {
                 };
                 self.opening(kind, node)
             }
-            TreeEvent::TreeSuite(node) => self.out.send(opening("suiteTreeStarted", node)),
-            TreeEvent::TreeTest(node) => self.out.send(opening("suiteTreeNode", node)),
+            TreeEvent::TreeSuite(node) => self.opening("suiteTreeStarted", node),
+            TreeEvent::TreeTest(node) => self.opening("suiteTreeNode", node),
             TreeEvent::TreeSuiteEnd(node) => self
                 .out
                 .send(with_ids("suiteTreeEnded", node).with("name", node.node.name.as_str())),
@@ -106,10 +106,9 @@ impl<W: Write> Reporter for Intellij<W> {
                 match result.duration_ms {
                     Some(ms) => self.out.send_parts(
                         "testFinished",
-                        // IntelliJ reads the duration as a long.
                         &[
                             ("nodeId", id),
-                            ("duration", duration_buf.format(ms.min(i64::MAX as u64))),
+                            ("duration", duration_text(&mut duration_buf, ms)),
                         ],
                     ),
                     None => self.out.send_parts("testFinished", &[("nodeId", id)]),
@@ -137,7 +136,8 @@ impl<W: Write> Reporter for Intellij<W> {
 }
 
 impl<W: Write> Intellij<W> {
-    /// [`opening`] without building a [`Message`]: the hot path of every run.
+    /// A message that registers a node (ids, name, location, metainfo),
+    /// written from borrowed parts: the hot path of every run.
     fn opening(&mut self, kind: &str, node: &Opened) -> io::Result<()> {
         let (mut id_buf, mut parent_buf, mut line_buf) =
             (Num::default(), Num::default(), Num::default());
@@ -145,7 +145,7 @@ impl<W: Write> Intellij<W> {
         let hint = match &node.node.hint {
             Some(hint) => Some(hint.as_str()),
             None => {
-                built_hint = location_hint(node);
+                built_hint = file_hint(node);
                 built_hint.as_deref()
             }
         };
@@ -162,6 +162,7 @@ impl<W: Write> Intellij<W> {
             attrs[n] = ("metainfo", meta);
             n += 1;
         }
+        // PyCharm's runner adds the file and 1-based line of a test, both or neither.
         if let (true, Some(file), Some(line)) = (node.is_test, &node.node.file, node.node.line) {
             attrs[n] = ("path", file);
             attrs[n + 1] = ("lineno", line_buf.format(u64::from(line)));
@@ -171,80 +172,12 @@ impl<W: Write> Intellij<W> {
     }
 }
 
-/// A decimal number formatted on the stack.
-#[derive(Default)]
-pub(super) struct Num {
-    buf: [u8; 20],
-}
-
-impl Num {
-    pub(super) fn format(&mut self, mut n: u64) -> &str {
-        // Two digits per division: ids and durations have several.
-        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-            2021222324252627282930313233343536373839\
-            4041424344454647484950515253545556575859\
-            6061626364656667686970717273747576777879\
-            8081828384858687888990919293949596979899";
-        let mut at = self.buf.len();
-        while n >= 100 {
-            let pair = (n % 100) as usize * 2;
-            n /= 100;
-            at -= 2;
-            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-        }
-        if n >= 10 {
-            let pair = n as usize * 2;
-            at -= 2;
-            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-        } else {
-            at -= 1;
-            self.buf[at] = b'0' + n as u8;
-        }
-        // SAFETY: `buf[at..]` holds only the ASCII digits written above.
-        unsafe { std::str::from_utf8_unchecked(&self.buf[at..]) }
-    }
-}
-
-/// A message that registers a node: ids, name, location, metainfo.
-fn opening(kind: &str, node: &Opened) -> Message {
-    let mut msg = with_ids(kind, node)
-        .with("parentNodeId", node.parent.to_string())
-        .with("name", node.node.name.as_str());
-    if let Some(hint) = location_hint(node) {
-        msg.push("locationHint", hint);
-    }
-    if let Some(meta) = &node.node.meta {
-        msg.push("metainfo", meta.as_str());
-    }
-    // PyCharm's runner adds the file and 1-based line of a test, both or neither.
-    if let (true, Some(file), Some(line)) = (node.is_test, &node.node.file, node.node.line) {
-        msg.push("path", file.as_str());
-        msg.push("lineno", line.to_string());
-    }
-    msg
-}
-
-/// The source's hint, else a `file://` URL built from the file and line.
-fn location_hint(node: &Opened) -> Option<String> {
-    if let Some(hint) = &node.node.hint {
-        return Some(hint.clone());
-    }
+/// A `file://` URL built from the node's file and line, for a node whose
+/// source gave no hint.
+fn file_hint(node: &Opened) -> Option<String> {
     let file = node.node.file.as_deref()?;
     Some(match node.node.line {
         Some(line) => format!("file://{file}:{line}"),
         None => format!("file://{file}"),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_format_as_display_does() {
-        let some = (0..2_000).chain([99_999, 100_000, 1_234_567, u64::MAX / 10, u64::MAX]);
-        for n in some {
-            assert_eq!(Num::default().format(n), n.to_string());
-        }
-    }
 }

@@ -86,6 +86,45 @@ fn failure<'a>(attrs: &mut [(&'a str, &'a str); 8], mut n: usize, result: &'a Te
     n
 }
 
+/// A duration in whole milliseconds as consumers read it (a Java long).
+fn duration_text(buf: &mut Num, ms: u64) -> &str {
+    buf.format(ms.min(i64::MAX as u64))
+}
+
+/// A decimal number formatted on the stack.
+#[derive(Default)]
+pub(crate) struct Num {
+    buf: [u8; 20],
+}
+
+impl Num {
+    pub(crate) fn format(&mut self, mut n: u64) -> &str {
+        // Two digits per division: ids and durations have several.
+        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+            2021222324252627282930313233343536373839\
+            4041424344454647484950515253545556575859\
+            6061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899";
+        let mut at = self.buf.len();
+        while n >= 100 {
+            let pair = (n % 100) as usize * 2;
+            n /= 100;
+            at -= 2;
+            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        }
+        if n >= 10 {
+            let pair = n as usize * 2;
+            at -= 2;
+            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+        } else {
+            at -= 1;
+            self.buf[at] = b'0' + n as u8;
+        }
+        // SAFETY: `buf[at..]` holds only the ASCII digits written above.
+        unsafe { std::str::from_utf8_unchecked(&self.buf[at..]) }
+    }
+}
+
 /// A run-level note as a `message` with TeamCity's status words.
 fn log_message(level: LogLevel, text: &str) -> Message {
     let status = match level {
@@ -433,5 +472,18 @@ impl<W: Write> Pipeline<W> {
         }
         self.sink.dialect.emitter().finish()?;
         Ok(self.sink.summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_format_as_display_does() {
+        let some = (0..2_000).chain([99_999, 100_000, 1_234_567, u64::MAX / 10, u64::MAX]);
+        for n in some {
+            assert_eq!(Num::default().format(n), n.to_string());
+        }
     }
 }

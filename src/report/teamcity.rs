@@ -14,8 +14,7 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
 
-use super::intellij::Num;
-use super::{failure, failure_message, log_message, Emitter, STOPPED};
+use super::{duration_text, failure, failure_message, log_message, Emitter, Num, STOPPED};
 use crate::event::{NodeKind, Stream, Verdict};
 use crate::tree::{FastMap, Opened, Reporter, TreeEvent};
 
@@ -264,8 +263,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                 let mut attrs = [("name", name), ("flowId", flow), ("", "")];
                 let mut n = 2;
                 if let Some(ms) = result.duration_ms {
-                    // Read as a Java long.
-                    attrs[2] = ("duration", duration_buf.format(ms.min(i64::MAX as u64)));
+                    attrs[2] = ("duration", duration_text(&mut duration_buf, ms));
                     n = 3;
                 }
                 self.out.send_parts("testFinished", &attrs[..n])?;
