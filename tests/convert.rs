@@ -155,7 +155,8 @@ fn junit_declared(name: &str) -> Counts {
                 .unwrap_or(0)
         };
         counts.failed += get("failures") + get("errors");
-        counts.ignored += get("skipped");
+        // gtest counts its DISABLED_ tests apart from skipped ones.
+        counts.ignored += get("skipped") + get("disabled");
         counts.finished += get("tests");
     };
     loop {
@@ -174,7 +175,7 @@ fn junit_declared(name: &str) -> Counts {
     }
 }
 
-const SAMPLES: [&str; 11] = [
+const SAMPLES: [&str; 14] = [
     "jest.json",
     "vitest.json",
     "vitest-junit.xml",
@@ -186,6 +187,9 @@ const SAMPLES: [&str; 11] = [
     "surefire-nested.xml",
     "single-testsuite.xml",
     "unicode-cdata.xml",
+    "gtest.xml",
+    "phpunit.xml",
+    "mocha-junit.xml",
 ];
 
 #[test]

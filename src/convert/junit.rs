@@ -4,7 +4,8 @@
 //!
 //! Shapes read (checked against pytest 9.2.0 `--junitxml` in its default
 //! xunit2 and in xunit1 with `junit_logging=all`, vitest 5.1.1
-//! `--reporter=junit`, the jest-junit 16 defaults and Maven Surefire 3):
+//! `--reporter=junit`, the jest-junit 16 defaults and Maven Surefire 3; the
+//! gtest, PHPUnit 10 and mocha-junit-reporter shapes as their docs show them):
 //!
 //! - `<testsuites>` is the anonymous root and is skipped (so is one nested in
 //!   it, as report aggregators write); every
@@ -16,7 +17,12 @@
 //!   (vitest `math.test.js`), equal to its suite's or test's name (Surefire's
 //!   suite per class, jest-junit's `{classname} {title}`), or not a dotted
 //!   identifier stays one suite or none; a classname that starts with its
-//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest.
+//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest. A
+//!   classname that is the last words of the test's name (mocha-junit-reporter:
+//!   the title, of the full title), that names an enclosing suite with other
+//!   separators, or that is the front of the innermost suite's name (PHPUnit:
+//!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`)
+//!   adds no suite.
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
 //!   the xunit1 `file`), and the parts before it are directory suites.
@@ -26,7 +32,9 @@
 //!   the text's first line; details = the text). `<error>` → error (pytest's
 //!   `failed on setup with …` included). A case with both is failed once, the
 //!   error appended to the details. `<skipped type="pytest.xfail">` → xfail,
-//!   other `<skipped>` → skipped with `message` (or the text).
+//!   other `<skipped>` → skipped with `message` (or the text), and so is a
+//!   case gtest marks `status="notrun"` (`DISABLED_`) or `result="skipped"`/
+//!   `"suppressed"`.
 //! - `<system-out>`/`<system-err>` in a case → output of that test; at suite
 //!   level → output of the suite (of the run if the suite had no test yet).
 //! - Text, CDATA, predefined and numeric entities are decoded; an unknown
@@ -107,6 +115,9 @@ struct Case {
     duration_ms: Option<u64>,
     file: Option<String>,
     line: Option<f64>,
+    /// gtest's `status="notrun"` (a `DISABLED_` test) or
+    /// `result="suppressed"`/`"skipped"`: skipped with no `<skipped>`.
+    not_run: bool,
     // Boxed: most cases have none, and a case is moved a few times.
     failure: Option<Box<Problem>>,
     error: Option<Box<Problem>>,
@@ -123,6 +134,7 @@ impl Case {
             Time,
             File,
             Line,
+            Status,
         }
         let slot = match local_name(key) {
             b"name" => Slot::Name,
@@ -130,6 +142,7 @@ impl Case {
             b"time" => Slot::Time,
             b"file" => Slot::File,
             b"line" => Slot::Line,
+            b"status" | b"result" => Slot::Status,
             _ => return,
         };
         let value = attr_value(raw);
@@ -142,6 +155,12 @@ impl Case {
             Slot::Time => self.duration_ms = seconds(&value),
             Slot::File => self.file = Some(value.into_owned()).filter(|f| !f.is_empty()),
             Slot::Line => self.line = value.trim().parse().ok(),
+            Slot::Status => {
+                let value = value.trim();
+                self.not_run |= ["notrun", "suppressed", "skipped", "disabled"]
+                    .iter()
+                    .any(|v| value.eq_ignore_ascii_case(v));
+            }
         }
     }
 }
@@ -441,7 +460,11 @@ impl State {
         let frame = &self.frames[frame_index];
         let names_itself = names_the_test(&case.classname, &frame.name, &case.name);
         if names_itself || frame.classes_of.as_deref() != Some(case.classname.as_str()) {
-            let parts = class_parts(&case.classname, &frame.name, &case.name);
+            let parts = if names_itself || names_a_suite(&case.classname, &self.frames) {
+                Vec::new()
+            } else {
+                class_parts(&case.classname, &frame.name)
+            };
             let file = case.file.as_deref().filter(|_| pytest);
             self.sync_classes(frame_index, &parts, pytest, file, out)?;
             // The same parts for the next case with this classname, unless
@@ -498,6 +521,8 @@ impl State {
             let text = non_empty(Some(&skipped.text));
             result.message = non_empty(skipped.message.as_deref()).or_else(|| text.clone());
             result.details = text.filter(|t| Some(t) != result.message.as_ref());
+        } else if case.not_run {
+            result.outcome = Outcome::Skipped;
         }
         out.test(TestNode {
             node,
@@ -631,19 +656,47 @@ fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
         .unwrap_or(classname)
 }
 
-/// Whether the `classname` is the test's own name (so it adds no suite).
+/// Whether the `classname` is the test's own name (so it adds no suite):
+/// equal to it (jest-junit's `{classname} {title}` for both), or its last
+/// words (mocha-junit-reporter's title as the classname of its full title).
 fn names_the_test(classname: &str, suite: &str, test: &str) -> bool {
-    own_classname(classname, suite) == test
+    let own = own_classname(classname, suite);
+    own == test
+        || (!own.is_empty()
+            && test
+                .strip_suffix(own)
+                .is_some_and(|front| front.ends_with(' ')))
+}
+
+/// Whether the `classname` names an enclosing `<testsuite>` with other
+/// separators (PHPUnit and gtest suites are `Tests\FooTest` or `Foo::Bar`
+/// where the classname has dots), or is the front of the innermost one's
+/// name (PHPUnit's data-provider suite `Tests\FooTest::testData`).
+fn names_a_suite(classname: &str, frames: &[Frame]) -> bool {
+    let dotted = |name: &str| name.trim().replace("::", ".").replace(['\\', '/'], ".");
+    let class = dotted(classname);
+    if class.is_empty() {
+        return false;
+    }
+    let mut names = frames
+        .iter()
+        .filter(|f| f.id.is_some())
+        .map(|f| dotted(&f.name));
+    let innermost = names.next_back();
+    innermost.as_deref().is_some_and(|n| {
+        n.strip_prefix(&class)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    }) || names.any(|n| n == class)
 }
 
 /// The suites a `classname` adds under its `<testsuite>`.
-fn class_parts<'c>(classname: &'c str, suite: &str, test: &str) -> Vec<&'c str> {
+fn class_parts<'c>(classname: &'c str, suite: &str) -> Vec<&'c str> {
     const FILE_EXTENSIONS: &[&str] = &[
         "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte", "py", "rb", "go",
         "java", "kt", "cs", "php", "rs",
     ];
     let classname = own_classname(classname, suite);
-    if classname.is_empty() || classname == suite || classname == test {
+    if classname.is_empty() || classname == suite {
         return Vec::new();
     }
     let is_path = classname.contains(['/', '\\'])

@@ -40,6 +40,10 @@ fn add_counts(sums: &mut [u64; 4], e: &BytesStart<'_>) {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0);
     }
+    // gtest counts its DISABLED_ tests apart from skipped ones.
+    sums[3] += attr(e, b"disabled")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
 }
 
 fn read_sample(name: &str) -> Vec<TestEvent> {
@@ -102,6 +106,9 @@ fn counts_match_the_reports() {
         "surefire-nested.xml",
         "single-testsuite.xml",
         "unicode-cdata.xml",
+        "gtest.xml",
+        "phpunit.xml",
+        "mocha-junit.xml",
     ];
     for name in files {
         let events = read_sample(name);
@@ -231,6 +238,50 @@ fn file_path_classnames_stay_one_suite() {
         failed.message.as_deref(),
         Some("Error: expect(received).toBe(expected) // Object.is equality")
     );
+}
+
+/// PHPUnit, gtest and mocha-junit-reporter repeat a suite's or the test's
+/// name in the classname; it adds no suite. gtest's disabled tests are skips.
+#[test]
+fn classnames_repeating_a_suite_or_the_title_add_no_suite() {
+    let names = |events: &[TestEvent], nodes: &HashMap<String, Node>, test: &str| -> Vec<String> {
+        ancestry(events, &nodes[test])
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect()
+    };
+    let php = read_sample("phpunit.xml");
+    let nodes = tests_by_name(&php);
+    assert_eq!(names(&php, &nodes, "testAdd"), ["Unit", r"Tests\CalcTest"]);
+    assert_eq!(
+        names(&php, &nodes, "testData with data set #0"),
+        ["Unit", r"Tests\CalcTest", r"Tests\CalcTest::testData"]
+    );
+    check_tree(&php);
+
+    let mocha = read_sample("mocha-junit.xml");
+    let nodes = tests_by_name(&mocha);
+    assert_eq!(
+        names(&mocha, &nodes, "Array #indexOf() should fail"),
+        ["Array #indexOf()"]
+    );
+    check_tree(&mocha);
+
+    let gtest = read_sample("gtest.xml");
+    let nodes = tests_by_name(&gtest);
+    assert_eq!(names(&gtest, &nodes, "Adds"), ["MathTest"]);
+    assert_eq!(
+        result_of(&gtest, &nodes, "DISABLED_Off").outcome,
+        Outcome::Skipped
+    );
+    assert_eq!(result_of(&gtest, &nodes, "Adds").outcome, Outcome::Passed);
+    check_tree(&gtest);
+
+    // A class named like a word of its tests' names still nests them.
+    let xml = r#"<testsuite name="s"><testcase classname="Foo" name="test_Foo"/></testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(names(&events, &nodes, "test_Foo"), ["s", "Foo"]);
 }
 
 /// Consecutive cases share their classname suites; a case whose classname is

@@ -7,7 +7,7 @@ use crate::event::{Outcome, TestEvent};
 
 /// Every report in `tests/fixtures/reports/` that is a whole, valid report,
 /// with its format.
-pub(crate) const SAMPLES: [(&str, InputFormat); 11] = [
+pub(crate) const SAMPLES: [(&str, InputFormat); 14] = [
     ("jest.json", InputFormat::JestJson),
     ("vitest.json", InputFormat::VitestJson),
     ("vitest-junit.xml", InputFormat::Junit),
@@ -19,6 +19,9 @@ pub(crate) const SAMPLES: [(&str, InputFormat); 11] = [
     ("surefire-nested.xml", InputFormat::Junit),
     ("single-testsuite.xml", InputFormat::Junit),
     ("unicode-cdata.xml", InputFormat::Junit),
+    ("gtest.xml", InputFormat::Junit),
+    ("phpunit.xml", InputFormat::Junit),
+    ("mocha-junit.xml", InputFormat::Junit),
 ];
 
 /// A report from `tests/fixtures/reports/`.
