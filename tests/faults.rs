@@ -691,9 +691,10 @@ fn printed_service_messages_cannot_change_the_tree() {
         );
         if capture == "-s" {
             // Printed straight to stdout: blocked lines stay visible in a
-            // `message`; build statistics pass through as they are.
+            // `message` (with the status IntelliJ needs, and the line break
+            // it prints); build statistics pass through as they are.
             assert_eq!(
-                run.count(&["##teamcity[message text='##teamcity|[testFinished nodeId=|'1|'|]'"]),
+                run.count(&["##teamcity[message text='##teamcity|[testFinished nodeId=|'1|'|]|n' status='NORMAL']"]),
                 1
             );
             assert_eq!(

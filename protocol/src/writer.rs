@@ -14,7 +14,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::parser::is_identifier;
 use crate::{escape_into, Body, Message, ServiceMessage};
 
-/// A wall-clock time for the optional `timestamp` attribute.
+/// A UTC time for the optional `timestamp` attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timestamp {
     /// Year, e.g. 2026.
@@ -36,10 +36,8 @@ pub struct Timestamp {
 impl Timestamp {
     /// The current time in UTC.
     ///
-    /// Uses `std` only, so there is no time-zone database: the timestamp is
-    /// UTC but written without a zone, which TeamCity reads as agent-local
-    /// time. Durations computed from two such timestamps are still right; set
-    /// `duration` on `testFinished` when absolute times matter.
+    /// Written with its zone (`+0000`): TeamCity reads a timestamp without
+    /// one as the agent's local time.
     pub fn now_utc() -> Self {
         Timestamp::from_system_time(SystemTime::now())
     }
@@ -62,7 +60,8 @@ impl Timestamp {
         }
     }
 
-    /// Appends `yyyy-MM-ddTHH:mm:ss.SSS`, the form TeamCity's `timestamp` takes.
+    /// Appends `yyyy-MM-ddTHH:mm:ss.SSS+0000`, the form TeamCity's
+    /// `timestamp` takes (`yyyy-MM-dd'T'HH:mm:ss.SSSZ`), in UTC.
     fn push_to(&self, out: &mut String) {
         push_padded(out, u32::from(self.year), 4);
         out.push('-');
@@ -77,13 +76,14 @@ impl Timestamp {
         push_padded(out, u32::from(self.second), 2);
         out.push('.');
         push_padded(out, u32::from(self.millis), 3);
+        out.push_str("+0000");
     }
 }
 
 impl std::fmt::Display for Timestamp {
-    /// `yyyy-MM-ddTHH:mm:ss.SSS`, e.g. `2008-09-03T14:02:34.487`.
+    /// `yyyy-MM-ddTHH:mm:ss.SSS+0000`, e.g. `2008-09-03T14:02:34.487+0000`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut s = String::with_capacity(23);
+        let mut s = String::with_capacity(28);
         self.push_to(&mut s);
         f.write_str(&s)
     }

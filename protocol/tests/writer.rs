@@ -108,7 +108,7 @@ fn message_at_writes_the_timestamp_first() {
     });
     assert_eq!(
         out,
-        "##teamcity[testStarted timestamp='2008-09-03T14:02:34.007' name='t']\n\
+        "##teamcity[testStarted timestamp='2008-09-03T14:02:34.007+0000' name='t']\n\
          ##teamcity[progressMessage 'p']\n"
     );
 }
@@ -218,12 +218,12 @@ fn names_and_keys_that_would_not_parse_back_are_refused() {
 #[test]
 fn timestamp_from_system_time_is_utc() {
     let at = Timestamp::from_system_time(UNIX_EPOCH + Duration::from_millis(1_000_000_000_123));
-    assert_eq!(at.to_string(), "2001-09-09T01:46:40.123");
+    assert_eq!(at.to_string(), "2001-09-09T01:46:40.123+0000");
     let leap = Timestamp::from_system_time(UNIX_EPOCH + Duration::from_secs(1_709_251_199));
-    assert_eq!(leap.to_string(), "2024-02-29T23:59:59.000");
+    assert_eq!(leap.to_string(), "2024-02-29T23:59:59.000+0000");
     assert_eq!(
         Timestamp::from_system_time(UNIX_EPOCH).to_string(),
-        "1970-01-01T00:00:00.000"
+        "1970-01-01T00:00:00.000+0000"
     );
     let now = Timestamp::now_utc();
     assert!(now.year >= 2024 && (1..=12).contains(&now.month) && now.millis < 1000);

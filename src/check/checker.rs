@@ -115,7 +115,7 @@ impl Checker {
                         line,
                         Rule::MidLine,
                         format!(
-                            "{} follows other text on its line; the IDE reads only a line that is one message",
+                            "{} follows other text on its line; IntelliJ before about 2019 reads only a line that is one message",
                             message.name
                         ),
                     );
@@ -163,7 +163,7 @@ impl Checker {
             self.violations.push(
                 line,
                 Rule::MidLine,
-                format!("{name} is followed by other text on its line; the IDE reads only a line that is one message"),
+                format!("{name} is followed by other text on its line; the IDE reads a message only when nothing but whitespace follows it"),
             );
         }
         self.current.busy = true;
@@ -346,6 +346,17 @@ impl Checker {
                 ),
                 None => v.push(line, Rule::Count, "testCount without a count"),
             },
+            // IntelliJ's handler calls `status.equals(…)` on a message with
+            // text, with no null check.
+            "message"
+                if msg.get("status").is_none() && !msg.get("text").unwrap_or("").is_empty() =>
+            {
+                v.push(
+                    line,
+                    Rule::MissingStatus,
+                    "message without a status attribute (IntelliJ throws a NullPointerException)",
+                );
+            }
             "testFailed" => {
                 if msg.get("message").is_none() {
                     v.push(

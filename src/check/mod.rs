@@ -7,9 +7,11 @@
 //! the project can pipe tcrunner's output through `check_bytes` and assert on
 //! the `Report`.
 //!
-//! A message glued after other text on its line is reported (the IDE does not
-//! parse it) and then checked as if it had started the line, the way the
-//! TeamCity agent reads it, so one misplaced newline gives one violation.
+//! A message glued after other text on its line is reported (IntelliJ before
+//! about 2019 did not parse it; current versions split text at every
+//! `##teamcity[`, so a stream that works everywhere starts each message on
+//! its own line) and then checked as if it had started the line, the way
+//! current consumers read it, so one misplaced newline gives one violation.
 mod checker;
 mod id_tree;
 mod name_tree;

@@ -7,8 +7,9 @@ use std::fmt;
 pub(crate) enum Rule {
     /// Something starts like a message but does not parse.
     Syntax,
-    /// A message glued after other text on its line. The IDE only parses a
-    /// line that *is* a message after `trim()` (teamcity-messages #119, #131).
+    /// A message glued after other text on its line. IntelliJ before about
+    /// 2019 parsed only a line that *is* a message after `trim()`
+    /// (teamcity-messages #119, #131); current versions split at every marker.
     MidLine,
     /// A tree message in the other addressing mode (nodeId vs name).
     MixedMode,
@@ -38,6 +39,9 @@ pub(crate) enum Rule {
     Comparison,
     /// testFailed without a `message` attribute (the IDE asserts one).
     MissingMessage,
+    /// A `message` with text but no `status` (IntelliJ's handler reads it
+    /// without a null check).
+    MissingStatus,
     /// `duration` is not a non-negative integer (IntelliJ uses `Long.parseLong`).
     Duration,
     /// `count` is not a non-negative integer (IntelliJ uses `Integer.parseInt`).
@@ -84,6 +88,7 @@ impl Rule {
             Rule::LeftOpen => "left open",
             Rule::Comparison => "comparison failure",
             Rule::MissingMessage => "missing message",
+            Rule::MissingStatus => "missing status",
             Rule::Duration => "duration",
             Rule::Count => "count",
             Rule::Timestamp => "timestamp",

@@ -152,45 +152,19 @@ fn failure_message(result: &TestResult) -> &str {
     }
 }
 
-/// The current UTC time, for `timestamp` attributes.
-fn now() -> Timestamp {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = since.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = (yoe + era * 400 + i64::from(month <= 2)) as u16;
-    Timestamp {
-        year,
-        month,
-        day,
-        hour: (rem / 3_600) as u8,
-        minute: (rem % 3_600 / 60) as u8,
-        second: (rem % 60) as u8,
-        millis: since.subsec_millis() as u16,
-    }
-}
-
 /// Writes messages and filtered plain text to the stream.
 pub(crate) struct Emitter<W: Write> {
     writer: Writer<W>,
     timestamps: bool,
+    /// The intellij dialect: its consumer prints a `message`'s text as it is.
+    intellij: bool,
     filter: TextFilter,
 }
 
 impl<W: Write> Emitter<W> {
     fn send(&mut self, message: Message) -> io::Result<()> {
         if self.timestamps {
-            self.writer.message_at(&message, now())
+            self.writer.message_at(&message, Timestamp::now_utc())
         } else {
             self.writer.message(&message)
         }
@@ -198,7 +172,7 @@ impl<W: Write> Emitter<W> {
 
     /// Sends a message given as borrowed parts (no allocation).
     fn send_parts(&mut self, name: &str, attrs: &[(&str, &str)]) -> io::Result<()> {
-        let at = self.timestamps.then(now);
+        let at = self.timestamps.then(Timestamp::now_utc);
         self.writer.message_parts(name, attrs, at)
     }
 
@@ -241,10 +215,10 @@ impl<W: Write> Emitter<W> {
 
     fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
         let mut result = Ok(());
-        let (writer, timestamps) = (&mut self.writer, self.timestamps);
+        let (writer, timestamps, line_break) = (&mut self.writer, self.timestamps, self.intellij);
         self.filter.push(bytes, |piece| {
             if result.is_ok() {
-                result = write_piece(writer, timestamps, piece);
+                result = write_piece(writer, timestamps, line_break, piece);
             }
         });
         result
@@ -252,10 +226,10 @@ impl<W: Write> Emitter<W> {
 
     fn finish(&mut self) -> io::Result<()> {
         let mut result = Ok(());
-        let (writer, timestamps) = (&mut self.writer, self.timestamps);
+        let (writer, timestamps, line_break) = (&mut self.writer, self.timestamps, self.intellij);
         self.filter.finish(|piece| {
             if result.is_ok() {
-                result = write_piece(writer, timestamps, piece);
+                result = write_piece(writer, timestamps, line_break, piece);
             }
         });
         result?;
@@ -263,20 +237,23 @@ impl<W: Write> Emitter<W> {
     }
 }
 
+/// Writes a piece of filtered text; a blocked line goes out as a `message`
+/// with `status='NORMAL'` (IntelliJ reads `status` without checking that it
+/// is there), ending in a line break where the IDE prints the text as it is.
 fn write_piece<W: Write>(
     writer: &mut Writer<W>,
     timestamps: bool,
+    line_break: bool,
     piece: Piece<'_>,
 ) -> io::Result<()> {
     match piece {
         Piece::Text(bytes) => writer.text(bytes),
-        Piece::Blocked(line) => {
-            let message = Message::new("message").with("text", line);
-            if timestamps {
-                writer.message_at(&message, now())
-            } else {
-                writer.message(&message)
+        Piece::Blocked(mut line) => {
+            if line_break {
+                line.push('\n');
             }
+            let at = timestamps.then(Timestamp::now_utc);
+            writer.message_parts("message", &[("text", &line), ("status", "NORMAL")], at)
         }
     }
 }
@@ -395,7 +372,11 @@ impl<W: Write> Pipeline<W> {
                 tcrunner_protocol::WriterOptions { flush_each: false },
             ),
             timestamps: config.timestamps,
-            filter: TextFilter::new(config.block_service_messages),
+            intellij: config.dialect == Dialect::Intellij,
+            filter: TextFilter::new(
+                config.block_service_messages,
+                config.dialect == Dialect::Intellij,
+            ),
         };
         let mut dialect = match config.dialect {
             Dialect::Intellij => {

@@ -38,13 +38,17 @@ pub(crate) struct TextFilter {
     pending: Vec<u8>,
     /// Block every service message, not only tree-changing ones.
     pub(crate) block_all: bool,
+    /// Block a `message` without `status`: IntelliJ's handler reads the
+    /// status without checking that it is there, and throws.
+    status_required: bool,
 }
 
 impl TextFilter {
-    pub(crate) fn new(block_all: bool) -> Self {
+    pub(crate) fn new(block_all: bool, status_required: bool) -> Self {
         TextFilter {
             pending: Vec::new(),
             block_all,
+            status_required,
         }
     }
 
@@ -94,21 +98,30 @@ impl TextFilter {
         ));
     }
 
-    /// True when every message on the line is an allowed, well-formed one.
+    /// True when every message on the line is an allowed, well-formed one,
+    /// and every `##teamcity[` on it starts one of them: IntelliJ splits text
+    /// at each marker, so one inside a value would be read as a message too.
     fn allowed(&self, line: &[u8]) -> bool {
         if self.block_all {
             return false;
         }
         let mut parser = Parser::new();
         let mut ok = true;
+        let mut messages = 0;
         let mut check = |event: ParseEvent| match event {
             ParseEvent::Text { .. } => {}
-            ParseEvent::Message { message, .. } => ok &= ALLOWED.contains(&message.name.as_str()),
+            ParseEvent::Message { message, .. } => {
+                messages += 1;
+                ok &= ALLOWED.contains(&message.name.as_str())
+                    && !(self.status_required
+                        && message.name == "message"
+                        && message.get("status").is_none());
+            }
             ParseEvent::Error(_) => ok = false,
         };
         parser.feed(line, &mut check);
         parser.finish(&mut check);
-        ok
+        ok && count(line, MARKER) == messages
     }
 }
 
@@ -116,12 +129,23 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+fn count(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn filter(chunks: &[&[u8]], block_all: bool) -> Vec<String> {
-        let mut f = TextFilter::new(block_all);
+        filter_for(chunks, block_all, true)
+    }
+
+    fn filter_for(chunks: &[&[u8]], block_all: bool, status_required: bool) -> Vec<String> {
+        let mut f = TextFilter::new(block_all, status_required);
         let mut out = Vec::new();
         let mut push = |p: Piece<'_>| match p {
             Piece::Text(t) => out.push(format!("T:{}", String::from_utf8_lossy(t))),
@@ -168,6 +192,36 @@ mod tests {
         assert_eq!(
             filter(&[b"##teamcity[oops\n"], false),
             ["B:##teamcity[oops"]
+        );
+    }
+
+    #[test]
+    fn a_marker_inside_a_value_blocks_the_line() {
+        let line: &[u8] =
+            b"##teamcity[message text='##teamcity[testingFinished ' status='NORMAL']\n";
+        assert_eq!(
+            filter(&[line], false),
+            ["B:##teamcity[message text='##teamcity[testingFinished ' status='NORMAL']"]
+        );
+        let two: &[u8] = b"##teamcity[progressMessage 'a']##teamcity[progressMessage 'b']\n";
+        assert_eq!(
+            filter(&[two], false),
+            [format!("T:{}", String::from_utf8_lossy(two))]
+        );
+    }
+
+    #[test]
+    fn a_message_without_status_is_blocked_for_intellij_only() {
+        let line: &[u8] = b"##teamcity[message text='hi']\n";
+        assert_eq!(filter(&[line], false), ["B:##teamcity[message text='hi']"]);
+        assert_eq!(
+            filter_for(&[line], false, false),
+            ["T:##teamcity[message text='hi']\n"]
+        );
+        let with_status: &[u8] = b"##teamcity[message text='hi' status='WARNING']\n";
+        assert_eq!(
+            filter(&[with_status], false),
+            [format!("T:{}", String::from_utf8_lossy(with_status))]
         );
     }
 

@@ -94,9 +94,9 @@ fn the_ide_line_rule_through_the_parser() {
         .iter()
         .map(|v| (v.line, v.rule, v.detail.clone()))
         .collect();
-    let followed =
-        "is followed by other text on its line; the IDE reads only a line that is one message";
-    let follows = "follows other text on its line; the IDE reads only a line that is one message";
+    let followed = "is followed by other text on its line; the IDE reads a message only when nothing but whitespace follows it";
+    let follows =
+        "follows other text on its line; IntelliJ before about 2019 reads only a line that is one message";
     assert_eq!(
         found,
         [
@@ -227,6 +227,12 @@ fn test_failed_needs_a_message() {
         "@testStarted name=a\n@testFailed name=a details=trace\n@testFinished name=a",
         &[(2, Rule::MissingMessage)],
     );
+}
+
+#[test]
+fn a_message_with_text_needs_a_status() {
+    assert_clean("@message text=hi status=NORMAL\n@message text=''");
+    assert_found("@message text=hi", &[(1, Rule::MissingStatus)]);
 }
 
 #[test]
