@@ -289,6 +289,10 @@ impl Tree {
     /// Closes everything still open: running tests as stopped, then suites,
     /// always children before parents.
     pub(crate) fn close_all(&mut self, out: &mut impl Reporter) -> std::io::Result<()> {
+        // Collect-only: the declared tree first, so that its nodes can sit in
+        // the suites still open live (the folders of a collection error)
+        // instead of repeating them.
+        self.report_declared(out)?;
         let mut ids: Vec<u64> = self.live.keys().copied().collect();
         // A child is always opened after its parent, so it has a larger id.
         ids.sort_unstable_by(|a, b| b.cmp(a));
@@ -301,24 +305,27 @@ impl Tree {
                 out.report(TreeEvent::SuiteFinished(&live.opened))?;
             }
         }
-        self.report_declared(out)
+        Ok(())
     }
 
     /// Collect-only: reports every declared node that was not opened live,
-    /// depth first, as the pre-declared tree.
+    /// depth first, as the pre-declared tree; a node whose parent is still
+    /// open live goes under that live node.
     fn report_declared(&mut self, out: &mut impl Reporter) -> std::io::Result<()> {
         let Some(order) = self.collected.take() else {
             return Ok(());
         };
         // Tests that ran live (collection errors) already have their
         // verdict; a suite is declared when some test under it is.
+        let open_live = |id: &str| self.open_by_source.get(id).copied();
         let mut children: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
         let mut wanted: HashSet<&str> = HashSet::new();
         for id in &order {
             let node = &self.declared[id.as_str()];
             if node.kind == NodeKind::Test && !self.opened_live.contains(id) {
                 let mut at = Some(id.as_str());
-                while let Some(current) = at.filter(|c| wanted.insert(c)) {
+                while let Some(current) = at.filter(|c| open_live(c).is_none() && wanted.insert(c))
+                {
                     at = self.declared.get(current).and_then(|n| n.parent.as_deref());
                 }
             }
@@ -336,7 +343,10 @@ impl Tree {
             .into_iter()
             .flatten()
             .rev()
-            .map(|id| (*id, self.offset, false))
+            .map(|id| {
+                let live_parent = self.declared[*id].parent.as_deref().and_then(open_live);
+                (*id, live_parent.unwrap_or(self.offset), false)
+            })
             .collect();
         let mut opened: HashMap<&str, Opened> = HashMap::new();
         while let Some((id, parent, closing)) = stack.pop() {
@@ -814,18 +824,18 @@ mod tests {
                 "start broken 2<1",
                 "start err 3<2",
                 "end 3 Error",
+                // The folder opened live for the collection error is not
+                // declared a second time: the declared tree goes inside it.
+                "tree+ f 4<1",
+                "tree a 5<4",
+                "tree+ C 6<4",
+                "tree b 7<6",
+                "tree- 6",
+                "tree c 8<4",
+                "tree- 4",
+                "tree end",
                 "close 2",
                 "close 1",
-                "tree+ d 4<0",
-                "tree+ f 5<4",
-                "tree a 6<5",
-                "tree+ C 7<5",
-                "tree b 8<7",
-                "tree- 7",
-                "tree c 9<5",
-                "tree- 5",
-                "tree- 4",
-                "tree end"
             ]
         );
     }

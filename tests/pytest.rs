@@ -428,6 +428,21 @@ fn collect_only_declares_the_tree_without_running_it() {
         opened > 5 && opened == closed,
         "{opened} suites opened, {closed} closed"
     );
+    // A folder opened live for a collection problem holds the declared tree
+    // of its other files; it is not declared a second time.
+    let hints = |name: &str| -> Vec<&str> {
+        msgs.iter()
+            .filter(|m| m.name == name)
+            .filter_map(|m| m.get("locationHint"))
+            .collect()
+    };
+    let live = hints("testSuiteStarted");
+    assert!(!live.is_empty());
+    let twice: Vec<&str> = hints("suiteTreeStarted")
+        .into_iter()
+        .filter(|h| live.contains(h))
+        .collect();
+    assert!(twice.is_empty(), "suites both live and declared: {twice:?}");
 }
 
 #[test]

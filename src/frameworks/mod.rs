@@ -119,7 +119,8 @@ impl Any {
 }
 
 /// Picks the framework from the project: JS dependencies and config files,
-/// then Python test configuration, then the kind of files asked for.
+/// then Python test configuration, then the kind of files asked for, then
+/// Python test files in the project.
 pub(crate) fn detect(
     project: &Path,
     paths: &[PathBuf],
@@ -143,7 +144,9 @@ pub(crate) fn detect(
         (Some(_), true) => Some(FrameworkName::Pytest),
         (Some(js), false) => Some(js),
         (None, true) => Some(FrameworkName::Pytest),
-        (None, false) if python_asked => Some(FrameworkName::Pytest),
+        (None, false) if python_asked || pytest::has_test_files(project, paths) => {
+            Some(FrameworkName::Pytest)
+        }
         (None, false) => None,
     }
 }
@@ -196,4 +199,53 @@ fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupErr
 /// `OsString`s from strings.
 fn os_args<'a>(args: impl IntoIterator<Item = &'a String>) -> Vec<OsString> {
     args.into_iter().map(OsString::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch project with the given files (empty contents unless given).
+    fn project(label: &str, files: &[(&str, &str)]) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("tcrunner-detect-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (name, text) in files {
+            let path = dir.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn python_test_files_alone_mean_pytest() {
+        let bare = project("bare", &[("tests/unit/test_math.py", ""), ("src/m.py", "")]);
+        assert_eq!(detect(&bare, &[], &[]), Some(FrameworkName::Pytest));
+        let suffix = project("suffix", &[("math_test.py", "")]);
+        assert_eq!(detect(&suffix, &[], &[]), Some(FrameworkName::Pytest));
+        // Tests of installed packages and hidden folders do not count.
+        let vendored = project(
+            "vendored",
+            &[
+                ("node_modules/x/test_x.py", ""),
+                (".tox/y/test_y.py", ""),
+                ("app.py", ""),
+            ],
+        );
+        assert_eq!(detect(&vendored, &[], &[]), None);
+        // A JS project with a stray Python test stays a JS project.
+        let js = project(
+            "js",
+            &[
+                ("package.json", r#"{"devDependencies": {"jest": "30"}}"#),
+                ("tools/test_gen.py", ""),
+            ],
+        );
+        assert_eq!(detect(&js, &[], &[]), Some(FrameworkName::Jest));
+        for dir in [bare, suffix, vendored, js] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }

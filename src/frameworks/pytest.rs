@@ -34,6 +34,52 @@ pub(crate) fn detect(project: &Path) -> bool {
         || file_mentions("tox.ini", "[pytest]")
 }
 
+/// Whether the project (or the folders asked for) holds pytest-style test
+/// files, `test_*.py` or `*_test.py`, within three levels: a project without
+/// any configuration still runs with pytest, as PyCharm runs it. The walk
+/// skips hidden folders, virtual environments and `node_modules`, and stops
+/// after a few thousand entries.
+pub(crate) fn has_test_files(project: &Path, paths: &[PathBuf]) -> bool {
+    const MAX_ENTRIES: usize = 5_000;
+    let mut seen = 0;
+    let mut stack: Vec<(PathBuf, usize)> = if paths.is_empty() {
+        vec![(project.to_path_buf(), 0)]
+    } else {
+        paths.iter().map(|p| (project.join(p), 0)).collect()
+    };
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return false;
+            }
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                let skip = name.starts_with('.')
+                    || matches!(
+                        name.as_ref(),
+                        "node_modules" | "venv" | "__pycache__" | "site-packages"
+                    );
+                if depth < 3 && !skip {
+                    stack.push((entry.path(), depth + 1));
+                }
+            } else if name.ends_with(".py")
+                && (name.starts_with("test_") || name.ends_with("_test.py"))
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The interpreter: `--python`, else `$VIRTUAL_ENV`, else `.venv`/`venv` in
 /// the project, else `python3` on PATH.
 fn interpreter(request: &Request) -> PathBuf {

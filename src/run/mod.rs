@@ -123,7 +123,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         Some(name) => name,
         None => frameworks::detect(&project, &raw.paths, &raw.targets).ok_or_else(|| {
             RunError::Usage(format!(
-                "cannot tell which framework {} uses (no pytest configuration, no jest or vitest in package.json): pass --framework",
+                "cannot tell which framework {} uses (no pytest configuration or test_*.py files, no jest or vitest in package.json): pass --framework",
                 project.display()
             ))
         })?,
