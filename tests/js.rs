@@ -347,3 +347,17 @@ fn jest_projects_running_one_file_at_once_report_each_test_once() {
     .collect();
     assert_eq!(found, want);
 }
+
+#[test]
+fn vitest_shows_a_thrown_plain_object() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-values", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let thrown = &found["values.test.ts > throws a plain object"];
+        assert_eq!(thrown.verdict, "error", "{name}");
+        assert_eq!(thrown.message.as_deref(), Some("{ code: 42 }"), "{name}");
+    }
+}
