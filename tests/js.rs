@@ -361,3 +361,15 @@ fn vitest_shows_a_thrown_plain_object() {
         assert_eq!(thrown.message.as_deref(), Some("{ code: 42 }"), "{name}");
     }
 }
+
+#[test]
+fn vitest_console_output_carries_no_colour_codes() {
+    let project = case_project("vitest-values", "vitest4");
+    let (_, stream) = run_in(project.path(), "vitest4", &[]);
+    let outputs: Vec<String> = messages(&stream)
+        .iter()
+        .filter(|m| m.name == "testStdOut")
+        .filter_map(|m| m.get("out").map(str::to_owned))
+        .collect();
+    assert_eq!(outputs, ["answer 42\n"]);
+}
