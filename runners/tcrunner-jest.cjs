@@ -12,11 +12,14 @@
 //! show up here), `console`, `testExecError`; `globalConfig.testNamePattern`.
 //! No dependencies: `pretty-format` is borrowed from the project when present.
 //!
-//! Node ids: a file is its absolute path; a describe is the JSON array
-//! `[file, ...titles]`; a test is `[file, ...titles, title, n]`, where n
+//! Node ids: a file is its absolute path (`[project, path]` in a project with
+//! a `displayName`); a describe is the JSON array `[file, ...titles]` (led by
+//! the project there too); a test is `[file, ...titles, title, n]`, where n
 //! numbers tests with the same titles. Pseudo-tests (`n` = -1) carry what no
 //! test carries: `Test suite failed to run` (the file did not load) and
-//! `afterAll hook` (testExecError after the tests ran). Tests are declared
+//! `afterAll hook` (testExecError after the tests ran). A failure jest 30
+//! adds to a test after reporting it passed (an error from a timer the test
+//! left running) becomes a second node with the test's name. Tests are declared
 //! when they start, before jest knows their location, so a started test's
 //! `line` comes from a scan of the file for a unique literal title (none for
 //! `test.each` rows or repeated titles); skipped and todo tests get jest's
@@ -137,14 +140,17 @@ function describeFailure(result, rootDir) {
   return failure;
 }
 
-/** One test file's part of the tree, keyed by `test.path`. */
+/** One test file's part of the tree in one jest project. */
 class FileState {
-  constructor(file) {
+  constructor(file, project, key) {
     this.file = file;
-    this.id = file;
+    this.key = key; // its key in the reporter's map of running files
+    // A file that several named projects run gets one node per project.
+    this.id = project ? JSON.stringify([project, file]) : file;
+    this.head = JSON.stringify(project ? [project, file] : [file]).slice(0, -1); // prefix of the JSON ids under it
     this.suites = new Map(); // ancestor titles joined by NUL -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
-    this.live = new Map(); // title-path key -> [{id, started, finished, line}]
+    this.live = new Map(); // title-path key -> [{id, started, finished, status, line}]
     this.titleLines = null; // test lines from scanLines, read on first use
   }
 
@@ -178,7 +184,10 @@ class TcrunnerJestReporter {
         this._nameFilter = null;
       }
     }
-    this._files = new Map();
+    this._files = new Map(); // project id and path -> FileState
+    // Path -> its FileStates now running. Jest's test-case events carry the
+    // path but not the project (it fills in the context of an arbitrary one).
+    this._running = new Map();
     this._sink.send({ ev: 'hello', runner: 'jest', version: jestVersion(this._rootDir) });
   }
 
@@ -187,12 +196,14 @@ class TcrunnerJestReporter {
   }
 
   onTestFileStart(test) {
-    if (this._sink) this._fileOf(test.path);
+    if (this._sink) this._fileOf(test);
   }
 
   onTestCaseStart(test, info) {
     if (!this._sink) return;
-    const file = this._fileOf(test.path);
+    const running = this._runningFiles(test);
+    if (running.length !== 1) return; // a file several projects run at once: reported at its end
+    const file = running[0];
     const line = file.lineOf(info.title);
     const out = [];
     const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line }, out);
@@ -203,12 +214,15 @@ class TcrunnerJestReporter {
 
   onTestCaseResult(test, result) {
     if (!this._sink) return;
-    const file = this._fileOf(test.path);
     const key = JSON.stringify([...result.ancestorTitles, result.title]);
-    const entries = file.live.get(key) || [];
     // Results come in start order, so the first started-unfinished one is it.
+    const open = (file) => (file.live.get(key) || []).find((e) => e.started && !e.finished);
+    let running = this._runningFiles(test);
+    if (running.length > 1) running = running.filter(open);
+    if (running.length !== 1) return; // a file several projects run at once: reported at its end
+    const file = running[0];
     const out = [];
-    let entry = entries.find((e) => e.started && !e.finished);
+    let entry = open(file);
     if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
     this._finish(entry, result, out);
     this._sink.send(...out);
@@ -216,7 +230,7 @@ class TcrunnerJestReporter {
 
   onTestFileResult(test, testResult) {
     if (!this._sink) return;
-    const file = this._fileOf(test.path);
+    const file = this._fileOf(test);
     const out = [];
     const send = (e) => out.push(e);
     for (const entry of testResult.console || []) {
@@ -233,8 +247,24 @@ class TcrunnerJestReporter {
       const line = result.location ? result.location.line : undefined;
       const match = entries.find((e) => e.finished && !used.has(e) && (e.line === undefined || line === undefined || e.line === line))
         || entries.find((e) => e.finished && !used.has(e));
+      const unfinished = !match && entries.find((e) => e.started && !e.finished && !used.has(e));
+      if (unfinished) {
+        used.add(unfinished);
+        this._finish(unfinished, result, out);
+        continue;
+      }
       if (match) {
         used.add(match);
+        // jest 30 charges an error thrown after a test ended (by a timer or
+        // promise it left running) to that test, after reporting it passed:
+        // the failure becomes a second node with the test's name.
+        if (result.status === 'failed' && match.status !== 'failed') {
+          const late = this._newTest(file, result.ancestorTitles, result.title, match.line && { line: match.line }, out);
+          used.add(late);
+          this._finish(late, result, out);
+          const event = out[out.length - 1];
+          event.details = `Reported after the test had finished.\n\n${event.details}`;
+        }
         continue;
       }
       if (this._isFilteredOut(result)) continue;
@@ -247,13 +277,16 @@ class TcrunnerJestReporter {
     const hasTests = (testResult.testResults || []).length > 0;
     if (execError || (!hasTests && testResult.failureMessage)) {
       const name = hasTests ? 'afterAll hook' : 'Test suite failed to run';
-      const id = JSON.stringify([file.file, name, -1]);
+      const id = `${file.head},${JSON.stringify(name)},-1]`;
       send({ ev: 'test', id, parent: file.id, name, kind: 'test', file: file.file, hint: `test://${locationPath([file.file, name])}` });
       send({ ev: 'finished', id, duration_ms: 0, ...this._execFailure(execError, testResult.failureMessage) });
     }
     send({ ev: 'suite_done', id: file.id });
     this._sink.send(...out);
-    this._files.delete(file.file);
+    this._files.delete(file.key);
+    const running = this._running.get(file.file) || [];
+    running.splice(running.indexOf(file), 1);
+    if (!running.length) this._running.delete(file.file);
   }
 
   onRunComplete(_contexts, results) {
@@ -262,13 +295,27 @@ class TcrunnerJestReporter {
     if (err) this._sink.send({ ev: 'log', level: 'error', text: stripAnsi(err.message || err.stack || String(err)) });
   }
 
-  _fileOf(file) {
-    let state = this._files.get(file);
+  /** The FileStates a test-case event may belong to: those running its path. */
+  _runningFiles(test) {
+    const running = this._running.get(test.path);
+    return running && running.length ? running : [this._fileOf(test)];
+  }
+
+  /** The state of a test's file in its project, declaring the file node on first use. */
+  _fileOf(test) {
+    const file = test.path;
+    const config = (test.context && test.context.config) || {};
+    const key = `${config.id || ''}\0${file}`; // jest workers run one file in several projects at once
+    let state = this._files.get(key);
     if (!state) {
-      const name = path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
-      state = new FileState(file);
-      this._files.set(file, state);
-      this._sink.send({ ev: 'suite', id: file, name, kind: 'file', file, hint: `file://${file}` });
+      const project = config.displayName && config.displayName.name;
+      let name = path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
+      if (project) name = `[${project}] ${name}`;
+      state = new FileState(file, project, key);
+      this._files.set(key, state);
+      if (!this._running.has(file)) this._running.set(file, []);
+      this._running.get(file).push(state);
+      this._sink.send({ ev: 'suite', id: state.id, name, kind: 'file', file, hint: `file://${file}` });
     }
     return state;
   }
@@ -302,7 +349,7 @@ class TcrunnerJestReporter {
     let suite = file.suites.get(key);
     if (suite) return suite;
     if (ancestors.length === 0) {
-      suite = { id: JSON.stringify([file.file]), parent: file.id, path: escapePart(file.file) };
+      suite = { id: `${file.head}]`, parent: file.id, path: escapePart(file.file) };
     } else {
       const outer = this._suiteOf(file, ancestors.slice(0, -1), out);
       const name = ancestors[ancestors.length - 1];
@@ -317,6 +364,7 @@ class TcrunnerJestReporter {
   /** Puts a test's `finished` event into `out`. */
   _finish(entry, result, out) {
     entry.finished = true;
+    entry.status = result.status;
     if (entry.line === undefined && result.location) entry.line = result.location.line;
     const event = { ev: 'finished', id: entry.id, outcome: 'passed', duration_ms: wholeMs(result.duration) };
     switch (result.status) {

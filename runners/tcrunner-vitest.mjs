@@ -31,6 +31,7 @@
 //! `Unhandled error` per error vitest reports outside any test.
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { inspect } from 'node:util';
 import common from './tcrunner-common.cjs';
 
 const { openSink, stripAnsi, escapePart, scanLines } = common;
@@ -49,9 +50,21 @@ const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
 const isAssertion = (err) =>
   !!err && (/AssertionError/.test(err.name || '') || (typeof err.expected === 'string' && typeof err.actual === 'string'));
 
+/**
+ * What a thrown value that is not an error (`throw {code: 42}`) shows: vitest
+ * keeps its fields (adding `stacks`) but it has no name or message.
+ */
+function thrownValue(err) {
+  if (!err || typeof err !== 'object' || err.name !== undefined || err.message !== undefined) return undefined;
+  const { stacks, ...fields } = err;
+  return inspect(fields, { depth: 5 });
+}
+
 /** Full text of one error: headline, diff, user stack frames, causes. */
 function errorText(err, depth = 0) {
   if (!err || typeof err !== 'object') return String(err);
+  const value = thrownValue(err);
+  if (value !== undefined) return value;
   const head = `${err.name || 'Error'}: ${stripAnsi(err.message || '')}`.trim();
   const frames = stripAnsi(err.stack || '')
     .split('\n')
@@ -69,9 +82,10 @@ function errorText(err, depth = 0) {
 function describeErrors(errors) {
   const first = errors[0] || {};
   const assertion = isAssertion(first);
+  const value = thrownValue(errors[0]);
   const message = assertion
     ? firstParagraph(first.message || '')
-    : firstParagraph(`${first.name || 'Error'}: ${first.message || ''}`);
+    : firstParagraph(value !== undefined ? value : `${first.name || 'Error'}: ${first.message || ''}`);
   const failure = {
     outcome: assertion ? 'failed' : 'error',
     message: message || 'Failure cause not provided',

@@ -6,9 +6,11 @@
 mod util;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use util::{assert_clean, assert_matches_model, messages, output, path, tcrunner, tests_by_path};
+use util::{
+    assert_clean, assert_matches_model, messages, output, path, tcrunner, tests_by_path, Project,
+};
 
 /// A fixture install under target/node (scripts/setup-node.sh).
 fn node_project(name: &str) -> PathBuf {
@@ -19,7 +21,11 @@ fn node_project(name: &str) -> PathBuf {
 
 /// Runs tcrunner in the install `name`; returns (exit code, stdout).
 fn run(name: &str, args: &[&str]) -> (i32, Vec<u8>) {
-    let project = node_project(name);
+    run_in(&node_project(name), name, args)
+}
+
+/// Runs tcrunner in `project` with the framework of the install `name`.
+fn run_in(project: &Path, name: &str, args: &[&str]) -> (i32, Vec<u8>) {
     let mut all: Vec<String> = vec!["--project".into(), project.to_string_lossy().into_owned()];
     if name == "vitest5" {
         all.extend(["--node".into(), node22().to_string_lossy().into_owned()]);
@@ -271,4 +277,99 @@ fn targets_in_one_file_name_it_once() {
         .find(|l| l.starts_with("Launching vitest"))
         .unwrap();
     assert_eq!(launch.matches("outcomes.test.ts").count(), 1, "{launch}");
+}
+
+/// A temporary copy of `tests/fixtures/js-cases/<case>` that uses the install `name`.
+fn case_project(case: &str, name: &str) -> Project {
+    let modules = util::node_modules(name)
+        .unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
+    Project::copy(&format!("js-cases/{case}")).link_node_modules(&modules)
+}
+
+#[test]
+fn a_failure_jest_adds_after_a_test_passed_is_reported() {
+    let late = serde_json::json!({ "outcome": "error", "message": "Error: late failure" });
+    let passed = serde_json::json!({ "outcome": "passed" });
+    for (name, expected) in [
+        // jest 29 fails the test running when the timer fires.
+        (
+            "jest29",
+            vec![
+                ("late.test.js > leaves a failing timer behind", &passed),
+                ("late.test.js > is running when it fires", &late),
+            ],
+        ),
+        // jest 30 fails the test that set the timer, after reporting it passed.
+        (
+            "jest30",
+            vec![
+                ("late.test.js > leaves a failing timer behind", &passed),
+                ("late.test.js > leaves a failing timer behind #2", &late),
+                ("late.test.js > is running when it fires", &passed),
+            ],
+        ),
+    ] {
+        let project = case_project("jest-late", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}: jest fails the run");
+        assert_clean(&stream);
+        let model = expected
+            .into_iter()
+            .map(|(key, spec)| (key.to_owned(), spec.clone()))
+            .collect();
+        assert_matches_model(name, &tests_by_path(&stream), &model);
+    }
+}
+
+#[test]
+fn jest_projects_running_one_file_at_once_report_each_test_once() {
+    let project = case_project("jest-projects", "jest30");
+    // A fresh cache has no timings, so jest runs the two copies in two workers.
+    let cache = format!(
+        "--cacheDirectory={}",
+        project.path().join(".cache").display()
+    );
+    let (code, stream) = run_in(project.path(), "jest30", &["--", "--maxWorkers=2", &cache]);
+    assert_eq!(code, 1);
+    assert_clean(&stream);
+    let found: Vec<(String, String)> = tests_by_path(&stream)
+        .into_iter()
+        .map(|(key, outcome)| (key, outcome.verdict))
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("[one] a/shared.test.js > fails", "failed"),
+        ("[one] a/shared.test.js > passes", "passed"),
+        ("[two] a/shared.test.js > fails", "failed"),
+        ("[two] a/shared.test.js > passes", "passed"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+    .collect();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn vitest_shows_a_thrown_plain_object() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-values", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let thrown = &found["values.test.ts > throws a plain object"];
+        assert_eq!(thrown.verdict, "error", "{name}");
+        assert_eq!(thrown.message.as_deref(), Some("{ code: 42 }"), "{name}");
+    }
+}
+
+#[test]
+fn vitest_console_output_carries_no_colour_codes() {
+    let project = case_project("vitest-values", "vitest4");
+    let (_, stream) = run_in(project.path(), "vitest4", &[]);
+    let outputs: Vec<String> = messages(&stream)
+        .iter()
+        .filter(|m| m.name == "testStdOut")
+        .filter_map(|m| m.get("out").map(str::to_owned))
+        .collect();
+    assert_eq!(outputs, ["answer 42\n"]);
 }

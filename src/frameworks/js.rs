@@ -244,7 +244,13 @@ fn major(version: &str) -> u32 {
 fn spec(plan: &Plan, entry: &str, args: &[String], request: &Request, filtered: bool) -> Spec {
     let mut all = vec![plan.package.dir.join(entry).to_string_lossy().into_owned()];
     all.extend(args.iter().cloned());
-    let mut env = vec![("FORCE_COLOR".into(), "0".into())];
+    // FORCE_COLOR=0 turns jest's chalk off, but vitest's tinyrainbow takes
+    // any FORCE_COLOR as "on" (it colours numbers in `console.log` output);
+    // NO_COLOR turns it off.
+    let mut env = vec![
+        ("FORCE_COLOR".into(), "0".into()),
+        ("NO_COLOR".into(), "1".into()),
+    ];
     if filtered {
         env.push(("TCRUNNER_NAME_FILTER".into(), "1".into()));
     }
