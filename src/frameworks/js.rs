@@ -138,8 +138,12 @@ fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
     Ok((file.to_owned(), names))
 }
 
-/// The `-t` pattern for the targets that name tests, if any.
+/// The `-t` pattern for the targets that name tests, if any. The framework
+/// matches it against the titles joined by `joiner`; where that is a space,
+/// a ` > ` of the target may also be part of a title (`'a > b'`), so the
+/// pieces are joined by either.
 fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<String> {
+    let between = if joiner == " " { "(?: | > )" } else { joiner };
     let alternatives: Vec<String> = targets
         .iter()
         .filter(|(_, names)| !names.is_empty())
@@ -148,7 +152,7 @@ fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<Strin
                 .iter()
                 .map(|n| regex_escape(n))
                 .collect::<Vec<_>>()
-                .join(joiner)
+                .join(between)
         })
         .collect();
     if alternatives.is_empty() {
@@ -379,9 +383,24 @@ mod tests {
     fn targets_become_anchored_escaped_patterns() {
         let t = |s: &str| split_target(s).unwrap();
         let targets = vec![t("a.test.ts::outer > in.ner > adds (1+1)"), t("b.test.ts")];
+        let pattern = name_pattern(&targets, " ").unwrap();
         assert_eq!(
-            name_pattern(&targets, " ").unwrap(),
-            r"^(?:outer in\.ner adds \(1\+1\))(?: .*)?$"
+            pattern,
+            r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))(?: .*)?$"
+        );
+        // A title holding ` > ` is found whichever way the target splits it.
+        let re = regex::Regex::new(&pattern).unwrap();
+        for name in [
+            "outer in.ner adds (1+1)",
+            "outer > in.ner adds (1+1)",
+            "outer in.ner adds (1+1) x",
+        ] {
+            assert!(re.is_match(name), "{name}");
+        }
+        assert!(!re.is_match("outer in.ner adds (1+1)x"));
+        assert_eq!(
+            name_pattern(&targets, " > ").unwrap(),
+            r"^(?:outer > in\.ner > adds \(1\+1\))(?: > .*)?$"
         );
         assert_eq!(name_pattern(&[t("b.test.ts")], " "), None);
         assert!(split_target("::x").is_err());
