@@ -193,6 +193,7 @@ impl Checker {
         if kind == TreeMsg::TreeSuiteEnded {
             // IntelliJ closes a declared suite by name in both modes.
             self.end_declaration(msg, line);
+            self.ids.declaration_ended();
             return;
         }
         let Some(mode) = self.mode_of(msg, line) else {
@@ -308,6 +309,7 @@ impl Checker {
                 self.testing_finished.get_or_insert(line);
             }
             "treeEnded" => {
+                self.ids.tree_ended();
                 if let Some((open, at)) = self.declaring.last() {
                     self.violations.push(
                         line,

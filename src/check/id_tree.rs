@@ -8,6 +8,12 @@
 //! the converter, this checker also rejects a second `testFinished`, a node
 //! ending while its children run, output to a node that is not running, and
 //! anything still running at the end.
+//!
+//! Declared nodes (`suiteTreeStarted`/`suiteTreeNode`) are only queued by
+//! the IDE's `GeneralTestEventsProcessor`: it creates them at `treeEnded` (or
+//! at a `suiteTreeEnded` once more than 100 wait), so a message naming one
+//! before that finds no node, and declarations never followed by
+//! `treeEnded` never show.
 use std::collections::HashMap;
 use std::fmt;
 
@@ -65,6 +71,8 @@ struct Node {
     started: bool,
     /// A testFinished/testSuiteFinished was seen.
     finish_seen: bool,
+    /// Declared, and not yet created by the IDE (no `treeEnded` since).
+    pending: bool,
     running_children: u32,
     registered_line: u64,
     started_line: u64,
@@ -76,7 +84,13 @@ struct Node {
 pub(super) struct IdTree {
     nodes: Vec<Node>,
     by_id: HashMap<Box<str>, usize>,
+    /// Declared nodes the IDE has queued but not created yet.
+    pending: Vec<usize>,
 }
+
+/// Queued declarations the IDE creates at a `suiteTreeEnded` rather than
+/// waiting for `treeEnded` (`GeneralTestEventsProcessor`).
+const DECLARATION_BATCH: usize = 100;
 
 impl IdTree {
     pub(super) fn message(&mut self, kind: TreeMsg, msg: &Message, line: u64, v: &mut Violations) {
@@ -95,8 +109,51 @@ impl IdTree {
         }
     }
 
+    /// `treeEnded`: the IDE creates every queued declaration.
+    pub(super) fn tree_ended(&mut self) {
+        for idx in self.pending.drain(..) {
+            self.nodes[idx].pending = false;
+        }
+    }
+
+    /// `suiteTreeEnded`: the IDE creates the queued declarations once more
+    /// than a batch waits.
+    pub(super) fn declaration_ended(&mut self) {
+        if self.pending.len() > DECLARATION_BATCH {
+            self.tree_ended();
+        }
+    }
+
+    /// Reports a message naming a declared node the IDE has not created yet.
+    fn not_created(&self, idx: usize, msg: &Message, line: u64, v: &mut Violations) {
+        let node = &self.nodes[idx];
+        if node.pending {
+            v.push(
+                line,
+                Rule::UnknownNode,
+                format!(
+                    "{} names {}, declared on line {} but not created before treeEnded",
+                    msg.name,
+                    describe(node),
+                    node.registered_line
+                ),
+            );
+        }
+    }
+
     /// Reports nodes still running and counts tests by final state.
     pub(super) fn finish(&self, v: &mut Violations) -> (TestCounts, u64) {
+        if let Some(&first) = self.pending.first() {
+            v.push(
+                self.nodes[first].registered_line,
+                Rule::LeftOpen,
+                format!(
+                    "{} declarations from line {} on are never followed by treeEnded; the IDE never shows them",
+                    self.pending.len(),
+                    self.nodes[first].registered_line
+                ),
+            );
+        }
         let mut counts = TestCounts::default();
         let mut suites = 0;
         for node in &self.nodes {
@@ -133,6 +190,7 @@ impl IdTree {
         };
         let running = msg.get("running") != Some("false");
         if let Some(&idx) = self.by_id.get(id) {
+            self.not_created(idx, msg, line, v);
             self.restart(idx, msg, line, suite, running, v);
             return;
         }
@@ -245,7 +303,9 @@ impl IdTree {
             );
         }
         let parent = self.parent(msg, id, line, v);
-        self.register(id, msg, parent, suite, line);
+        let idx = self.register(id, msg, parent, suite, line);
+        self.nodes[idx].pending = true;
+        self.pending.push(idx);
     }
 
     /// Resolves `parentNodeId` for a new node. A bad parent is reported and
@@ -271,6 +331,10 @@ impl IdTree {
             );
             return None;
         };
+        // A declaration may sit under a queued one: both are created together.
+        if !msg.name.starts_with("suiteTree") {
+            self.not_created(p, msg, line, v);
+        }
         if let Some(e) = self.ended_ancestor(Some(p)) {
             let ended = &self.nodes[e];
             v.push(
@@ -319,6 +383,7 @@ impl IdTree {
             state: State::NotRunning,
             started: false,
             finish_seen: false,
+            pending: false,
             running_children: 0,
             registered_line: line,
             started_line: 0,
@@ -368,6 +433,7 @@ impl IdTree {
             );
             return;
         };
+        self.not_created(idx, msg, line, v);
         let node = &self.nodes[idx];
         if suite.is_some_and(|s| s != node.suite) {
             v.push(
@@ -435,6 +501,7 @@ impl IdTree {
             );
             return;
         };
+        self.not_created(idx, msg, line, v);
         let node = &self.nodes[idx];
         match node.state {
             State::Running => {}

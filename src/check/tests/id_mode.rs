@@ -83,6 +83,42 @@ fn node_id_must_be_set_and_not_root() {
 }
 
 #[test]
+fn declared_nodes_exist_only_after_tree_ended() {
+    // Started after treeEnded: fine.
+    assert_clean(
+        "
+        @suiteTreeStarted name=f nodeId=1 parentNodeId=0
+        @suiteTreeNode name=a nodeId=2 parentNodeId=1
+        @suiteTreeEnded name=f
+        @treeEnded
+        @testStarted name=a nodeId=2 parentNodeId=1
+        @testFinished nodeId=2
+        @testSuiteFinished nodeId=1
+        ",
+    );
+    // Named before treeEnded, as a node and as a parent; and never ended.
+    assert_found(
+        "
+        @suiteTreeStarted name=f nodeId=1 parentNodeId=0
+        @suiteTreeNode name=a nodeId=2 parentNodeId=1
+        @suiteTreeEnded name=f
+        @testStarted name=a nodeId=2 parentNodeId=1
+        @testStarted name=b nodeId=3 parentNodeId=1
+        @testFinished nodeId=3
+        @testFinished nodeId=2
+        ",
+        &[
+            (4, Rule::UnknownNode),
+            (5, Rule::UnknownNode),
+            (7, Rule::UnknownNode),
+            (1, Rule::LeftOpen),
+            // Starting a test starts its suite.
+            (4, Rule::LeftOpen),
+        ],
+    );
+}
+
+#[test]
 fn node_ids_are_never_reused() {
     assert_found(
         "
@@ -105,6 +141,7 @@ fn node_ids_are_never_reused() {
         "
         @suiteTreeNode name=a nodeId=1 parentNodeId=0
         @suiteTreeNode name=a nodeId=1 parentNodeId=0
+        @treeEnded
         ",
         &[(2, Rule::DuplicateNode)],
     );
