@@ -43,7 +43,7 @@ function messageOf(text) {
 }
 
 // Stack frames of jest's own machinery, which jest's reporters hide as well.
-const INTERNAL_FRAME = /[\\/]node_modules[\\/](?:jest-[\w-]+|@jest[\\/][\w-]+|expect|pretty-format)[\\/]|\(node:|^\s+at new Promise \(<anonymous>\)$/;
+const INTERNAL_FRAME = /[\\/]node_modules[\\/](?:jest-[\w-]+|@jest[\\/][\w-]+|expect|pretty-format|emittery)[\\/]|\(node:|^\s+at new Promise \(<anonymous>\)$/;
 
 /** The failure text without ANSI codes and without jest-internal frames. */
 const cleanDetails = (text) =>
