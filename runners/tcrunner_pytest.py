@@ -565,8 +565,7 @@ class _Reporter:
         """Declares the suites of a collector node id (and it); returns its id."""
         if collector_id in _ROOT_IDS:
             return None
-        base = collector_id.split("[", 1)[0]
-        parts = base.split("::")
+        parts = _without_params(collector_id).split("::")
         segments = parts[0].split("/")
         parent = None
         so_far = ""
@@ -593,8 +592,7 @@ class _Reporter:
         return parent
 
     def _declare_lazily(self, node_id, location):
-        base = node_id.split("[", 1)[0]
-        cut = base.rfind("::")
+        cut = _without_params(node_id).rfind("::")
         parent = self._declare_chain(node_id[:cut]) if cut > 0 else None
         name = node_id[cut + 2 :] if cut > 0 else node_id
         relpath, line0, domain = location
@@ -921,11 +919,19 @@ class _Reporter:
 _OUTPUT_PIECE = 256 * 1024
 
 
+def _without_params(node_id):
+    """``tests/v[2]/test_a.py::test_eval[6*9-42]`` -> ``tests/v[2]/test_a.py::test_eval``.
+
+    Parameters open at the first ``[`` after the file's path: folder and file
+    names may hold brackets, class and function names cannot.
+    """
+    path, separator, rest = node_id.partition("::")
+    return path + separator + rest.split("[", 1)[0]
+
 
 def _dotted(node_id):
     """``tests/test_a.py::TestX::test_eval[6*9-42]`` -> ``tests.test_a.TestX.test_eval``."""
-    base = node_id.split("[", 1)[0]
-    path, _, rest = base.partition("::")
+    path, _, rest = _without_params(node_id).partition("::")
     if path.endswith(".py"):
         path = path[:-3]
     dotted = path.replace("/", ".")
