@@ -43,6 +43,7 @@ import select
 import signal
 import threading
 import time
+import traceback
 import unittest
 
 import pytest
@@ -200,11 +201,20 @@ def _classify(report, exc, comparison):
         report.tcrunner_kind = "error"
         report.tcrunner_message = str(exc)
         report.tcrunner_timed_out = True
-    elif name in ("DocTestFailure", "MultipleDoctestFailures"):
+    elif name in ("DocTestFailure", "UnexpectedException", "MultipleDoctestFailures"):
+        # --doctest-continue-on-failure gathers both kinds; the first is shown.
         failure = exc.failures[0] if name == "MultipleDoctestFailures" else exc
-        report.tcrunner_kind = "failed"
-        report.tcrunner_comparison = [failure.example.want.rstrip("\n"), failure.got.rstrip("\n")]
-        report.tcrunner_message = "doctest: >>> " + failure.example.source.strip().split("\n")[0]
+        source = "doctest: >>> " + failure.example.source.strip().split("\n")[0]
+        if type(failure).__name__ == "UnexpectedException":
+            # An example raised: an error, named as other errors are
+            # (`KeyError: 'missing'`), not the listing's first line.
+            kind, value = failure.exc_info[:2]
+            report.tcrunner_kind = "error"
+            report.tcrunner_message = "%s raised %s" % (source, _exception_line(kind, value))
+        else:
+            report.tcrunner_kind = "failed"
+            report.tcrunner_comparison = [failure.example.want.rstrip("\n"), failure.got.rstrip("\n")]
+            report.tcrunner_message = source
     elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
         # pytest.fail() is an explicit verdict, not a crash: a failure.
         report.tcrunner_kind = "failed"
@@ -212,6 +222,11 @@ def _classify(report, exc, comparison):
             report.tcrunner_comparison = list(comparison)
     else:
         report.tcrunner_kind = "error"
+
+
+def _exception_line(kind, value):
+    """``KeyError: 'missing'``, as the traceback's last line shows it."""
+    return traceback.format_exception_only(kind, value)[-1].strip()
 
 
 # --- the per-test time limit (tcrunner --timeout) ------------------------------
