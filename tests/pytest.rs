@@ -518,3 +518,31 @@ fn brackets_in_a_folder_name_are_not_parameters() {
         );
     }
 }
+
+#[test]
+fn targets_naming_doctests_reach_pytest_as_they_are() {
+    // Dots after `::` are PyCharm's class separators only in a test module's
+    // own names: a doctest (`calc.ops.add`) and a text file's doctest
+    // (`guide.txt`) are pytest's node ids already.
+    let project = Project::copy("pytest");
+    project.write("tests/guide.txt", ">>> 2 * 21\n42\n");
+    let cases = [
+        (
+            "src/calc/ops.py::calc.ops.add",
+            "src > calc > ops.py > calc.ops.add",
+        ),
+        (
+            "tests/guide.txt::guide.txt",
+            "tests > guide.txt > guide.txt",
+        ),
+    ];
+    for (target, want) in cases {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--target", target, "--", "--doctest-modules"])
+            .arg("--doctest-glob=*.txt")
+            .run(Duration::from_secs(120));
+        run.assert_code(0).assert_clean();
+        let found: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+        assert_eq!(found, [want], "--target {target}");
+    }
+}
