@@ -43,6 +43,7 @@ import select
 import signal
 import threading
 import time
+import traceback
 import unittest
 
 import pytest
@@ -200,11 +201,20 @@ def _classify(report, exc, comparison):
         report.tcrunner_kind = "error"
         report.tcrunner_message = str(exc)
         report.tcrunner_timed_out = True
-    elif name in ("DocTestFailure", "MultipleDoctestFailures"):
+    elif name in ("DocTestFailure", "UnexpectedException", "MultipleDoctestFailures"):
+        # --doctest-continue-on-failure gathers both kinds; the first is shown.
         failure = exc.failures[0] if name == "MultipleDoctestFailures" else exc
-        report.tcrunner_kind = "failed"
-        report.tcrunner_comparison = [failure.example.want.rstrip("\n"), failure.got.rstrip("\n")]
-        report.tcrunner_message = "doctest: >>> " + failure.example.source.strip().split("\n")[0]
+        source = "doctest: >>> " + failure.example.source.strip().split("\n")[0]
+        if type(failure).__name__ == "UnexpectedException":
+            # An example raised: an error, named as other errors are
+            # (`KeyError: 'missing'`), not the listing's first line.
+            kind, value = failure.exc_info[:2]
+            report.tcrunner_kind = "error"
+            report.tcrunner_message = "%s raised %s" % (source, _exception_line(kind, value))
+        else:
+            report.tcrunner_kind = "failed"
+            report.tcrunner_comparison = [failure.example.want.rstrip("\n"), failure.got.rstrip("\n")]
+            report.tcrunner_message = source
     elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
         # pytest.fail() is an explicit verdict, not a crash: a failure.
         report.tcrunner_kind = "failed"
@@ -212,6 +222,11 @@ def _classify(report, exc, comparison):
             report.tcrunner_comparison = list(comparison)
     else:
         report.tcrunner_kind = "error"
+
+
+def _exception_line(kind, value):
+    """``KeyError: 'missing'``, as the traceback's last line shows it."""
+    return traceback.format_exception_only(kind, value)[-1].strip()
 
 
 # --- the per-test time limit (tcrunner --timeout) ------------------------------
@@ -565,8 +580,7 @@ class _Reporter:
         """Declares the suites of a collector node id (and it); returns its id."""
         if collector_id in _ROOT_IDS:
             return None
-        base = collector_id.split("[", 1)[0]
-        parts = base.split("::")
+        parts = _without_params(collector_id).split("::")
         segments = parts[0].split("/")
         parent = None
         so_far = ""
@@ -593,8 +607,7 @@ class _Reporter:
         return parent
 
     def _declare_lazily(self, node_id, location):
-        base = node_id.split("[", 1)[0]
-        cut = base.rfind("::")
+        cut = _without_params(node_id).rfind("::")
         parent = self._declare_chain(node_id[:cut]) if cut > 0 else None
         name = node_id[cut + 2 :] if cut > 0 else node_id
         relpath, line0, domain = location
@@ -921,11 +934,19 @@ class _Reporter:
 _OUTPUT_PIECE = 256 * 1024
 
 
+def _without_params(node_id):
+    """``tests/v[2]/test_a.py::test_eval[6*9-42]`` -> ``tests/v[2]/test_a.py::test_eval``.
+
+    Parameters open at the first ``[`` after the file's path: folder and file
+    names may hold brackets, class and function names cannot.
+    """
+    path, separator, rest = node_id.partition("::")
+    return path + separator + rest.split("[", 1)[0]
+
 
 def _dotted(node_id):
     """``tests/test_a.py::TestX::test_eval[6*9-42]`` -> ``tests.test_a.TestX.test_eval``."""
-    base = node_id.split("[", 1)[0]
-    path, _, rest = base.partition("::")
+    path, _, rest = _without_params(node_id).partition("::")
     if path.endswith(".py"):
         path = path[:-3]
     dotted = path.replace("/", ".")

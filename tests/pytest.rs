@@ -5,10 +5,11 @@
 mod util;
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use util::{
     assert_clean, assert_matches_model, messages, output, path, python, tcrunner, tests_by_path,
-    verdict,
+    verdict, Project, Tcrunner,
 };
 
 const FIXTURE: &str = "tests/fixtures/pytest";
@@ -469,4 +470,79 @@ fn tests_carry_their_file_and_one_based_definition_line() {
             path(FIXTURE).display()
         )
     );
+}
+
+#[test]
+fn brackets_in_a_folder_name_are_not_parameters() {
+    // pytest's parameters start after the file's path: `cases[v2]` is a
+    // folder, with and without xdist (whose controller knows only node ids).
+    let project = Project::copy("pytest");
+    project.write(
+        "tests/cases[v2]/test_bracket_folder.py",
+        "import pytest\n\n\n@pytest.mark.parametrize('n', [1, 2])\ndef test_in_bracket_folder(n):\n    assert n\n",
+    );
+    for workers in [&[][..], &["-n", "2"][..]] {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--", "-k", "in_bracket_folder"])
+            .args(workers)
+            .run(Duration::from_secs(120));
+        // The fixture's broken module is collected (and fails) as well.
+        run.assert_code(1).assert_clean();
+        let found: Vec<String> = tests_by_path(&run.stdout)
+            .into_keys()
+            .filter(|k| !k.contains("<collection"))
+            .collect();
+        let file = "tests > cases[v2] > test_bracket_folder.py";
+        assert_eq!(
+            found,
+            [
+                format!("{file} > test_in_bracket_folder[1]"),
+                format!("{file} > test_in_bracket_folder[2]"),
+            ],
+            "{workers:?}"
+        );
+        let started = messages(&run.stdout)
+            .into_iter()
+            .find(|m| m.name == "testStarted" && m.get("name") == Some("test_in_bracket_folder[1]"))
+            .expect("a test");
+        assert_eq!(
+            started.get("locationHint"),
+            Some(
+                format!(
+                    "python<{}>://tests.cases[v2].test_bracket_folder.test_in_bracket_folder",
+                    project.path().display()
+                )
+                .as_str()
+            ),
+            "{workers:?}"
+        );
+    }
+}
+
+#[test]
+fn targets_naming_doctests_reach_pytest_as_they_are() {
+    // Dots after `::` are PyCharm's class separators only in a test module's
+    // own names: a doctest (`calc.ops.add`) and a text file's doctest
+    // (`guide.txt`) are pytest's node ids already.
+    let project = Project::copy("pytest");
+    project.write("tests/guide.txt", ">>> 2 * 21\n42\n");
+    let cases = [
+        (
+            "src/calc/ops.py::calc.ops.add",
+            "src > calc > ops.py > calc.ops.add",
+        ),
+        (
+            "tests/guide.txt::guide.txt",
+            "tests > guide.txt > guide.txt",
+        ),
+    ];
+    for (target, want) in cases {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--target", target, "--", "--doctest-modules"])
+            .arg("--doctest-glob=*.txt")
+            .run(Duration::from_secs(120));
+        run.assert_code(0).assert_clean();
+        let found: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+        assert_eq!(found, [want], "--target {target}");
+    }
 }

@@ -6,6 +6,8 @@
 //! - `tests/test_a.py::TestX.test_one` (PyCharm's form: dots after `::`
 //!   become `::`; a `[params]` suffix is kept verbatim);
 //! - `tests/test_a.py::test_eval[6*9-42]`, `tests/test_a.py`;
+//! - doctests and items of other files, pytest's own node ids
+//!   (`src/calc/ops.py::calc.ops.add`, `docs/guide.txt::guide.txt`), as they are;
 //! - dotted `pkg.mod.Class.test` and bare modules `tests.test_a`, resolved
 //!   against the project's files (the longest prefix naming a `.py` file).
 use std::ffi::OsString;
@@ -109,6 +111,11 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         if python.is_empty() {
             return Ok(file.to_owned());
         }
+        // Items of other files (text doctests, a conftest's YAML cases) and
+        // doctests are named by pytest, dots and all: already node ids.
+        if !file.ends_with(".py") || names_a_doctest(file, python) {
+            return Ok(target.to_owned());
+        }
         // Dots separate classes and functions, except inside `[params]`.
         let (names, params) = match python.find('[') {
             Some(i) => python.split_at(i),
@@ -157,6 +164,22 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         "no module file for it under {}",
         project.display()
     )))
+}
+
+/// Whether `name` (after the `::` of a `.py` file) is a doctest's: pytest
+/// names a doctest after its module's dotted name and the object's
+/// (`src/calc/ops.py::calc.ops.add`), so the name starts with the file's
+/// module name, or its folders' and module name, and a dot. PyCharm's
+/// `Class.test` form starts with a class or function name instead.
+fn names_a_doctest(file: &str, name: &str) -> bool {
+    let mut module: Vec<&str> = file.trim_end_matches(".py").split('/').collect();
+    if module.last() == Some(&"__init__") {
+        module.pop(); // a package's doctests are named after the package
+    }
+    (0..module.len()).any(|first| {
+        name.strip_prefix(module[first..].join(".").as_str())
+            .is_some_and(|rest| rest.starts_with('.'))
+    })
 }
 
 impl Framework for Pytest {
@@ -311,6 +334,25 @@ mod tests {
         );
         assert_eq!(ok("t.py::T.test[a.b-c]"), "t.py::T::test[a.b-c]");
         assert_eq!(ok("t.py::A::B::test"), "t.py::A::B::test");
+        // Doctests and items of other files are pytest's node ids as they are.
+        assert_eq!(
+            ok("src/calc/ops.py::calc.ops.add"),
+            "src/calc/ops.py::calc.ops.add"
+        );
+        assert_eq!(
+            ok("tests/test_a.py::test_a.helper"),
+            "tests/test_a.py::test_a.helper"
+        );
+        assert_eq!(
+            ok("src/calc/__init__.py::calc.add"),
+            "src/calc/__init__.py::calc.add"
+        );
+        assert_eq!(ok("docs/guide.txt::guide.txt"), "docs/guide.txt::guide.txt");
+        assert_eq!(ok("tests/cases.yaml::a.b"), "tests/cases.yaml::a.b");
+        assert_eq!(
+            ok("tests/test_a.py::Test_a.test"),
+            "tests/test_a.py::Test_a::test"
+        );
         assert_eq!(ok("tests/test_a.py::"), "tests/test_a.py");
         assert_eq!(ok("tests/test_a.py"), "tests/test_a.py");
         assert_eq!(ok("pkg.sub.mod.Class.test"), "pkg/sub/mod.py::Class::test");
