@@ -336,6 +336,30 @@ fn launch_line_names_the_arguments_and_folder() {
     );
 }
 
+/// `-xvs` is `-x -v -s`: pytest stops at the first failure (so no
+/// `--continue-on-collection-errors`) and keeps its verbosity (no `-q`).
+#[test]
+fn combined_short_flags_are_understood() {
+    let launch = |raw: &str| -> String {
+        let (_, stream) = run(9, &["--target", "tests/test_basic.py::test_add", "--", raw]);
+        String::from_utf8_lossy(&stream)
+            .lines()
+            .find(|l| l.starts_with("Launching pytest with arguments"))
+            .expect("launch line")
+            .to_owned()
+    };
+    let line = launch("-xvs");
+    assert!(
+        !line.contains("--continue-on-collection-errors") && !line.contains(" -q "),
+        "{line}"
+    );
+    let line = launch("-s");
+    assert!(
+        line.contains("--continue-on-collection-errors") && line.contains(" -q "),
+        "{line}"
+    );
+}
+
 #[test]
 fn the_teamcity_dialect_reports_the_same_verdicts_by_name() {
     let (code, stream) = run(9, &["--format", "teamcity"]);

@@ -166,6 +166,34 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
     )))
 }
 
+/// The single-letter flags among pytest arguments, combined ones included
+/// (`-xvs` is `-x -v -s`). A letter that takes a value (`-k expr`, `-rA`,
+/// `-n 4`) ends its group, and the argument after a lone one is its value.
+fn short_flags(args: &[String]) -> Vec<char> {
+    const TAKE_VALUES: &str = "kmpcorWn";
+    let mut flags = Vec::new();
+    let mut value_next = false;
+    for arg in args {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-') else {
+            continue;
+        };
+        if letters.starts_with('-') || !letters.chars().all(|c| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        for (i, c) in letters.char_indices() {
+            if TAKE_VALUES.contains(c) {
+                value_next = i + 1 == letters.len();
+                break;
+            }
+            flags.push(c);
+        }
+    }
+    flags
+}
+
 /// Whether `name` (after the `::` of a `.py` file) is a doctest's: pytest
 /// names a doctest after its module's dotted name and the object's
 /// (`src/calc/ops.py::calc.ops.add`), so the name starts with the file's
@@ -203,13 +231,11 @@ impl Framework for Pytest {
         // PyCharm's order: our additions, the raw arguments, then what to run.
         let mut shown: Vec<String> = Vec::new();
         let raw = &request.raw;
-        let stops_early = raw.iter().any(|a| {
-            a == "-x"
-                || a == "--exitfirst"
-                || a.starts_with("--maxfail")
-                || a == "--sw"
-                || a == "--stepwise"
-        });
+        let short = short_flags(raw);
+        let stops_early = short.contains(&'x')
+            || raw.iter().any(|a| {
+                a == "--exitfirst" || a.starts_with("--maxfail") || a == "--sw" || a == "--stepwise"
+            });
         if !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors") {
             shown.push("--continue-on-collection-errors".into());
         }
@@ -220,12 +246,10 @@ impl Framework for Pytest {
         // pytest's header, summary and verbose lines would only repeat it.
         // `--jb-show-summary` (PyCharm's switch) or any verbosity flag keeps them.
         let show_summary = raw.iter().any(|a| a == "--jb-show-summary");
-        let chooses_verbosity = raw.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "-v" | "-vv" | "-vvv" | "--verbose" | "-q" | "-qq" | "--quiet"
-            ) || a.starts_with("--verbosity")
-        });
+        let chooses_verbosity = short.iter().any(|c| matches!(c, 'v' | 'q'))
+            || raw.iter().any(|a| {
+                matches!(a.as_str(), "--verbose" | "--quiet") || a.starts_with("--verbosity")
+            });
         if !show_summary && !chooses_verbosity {
             shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
         }
@@ -295,6 +319,20 @@ impl Framework for Pytest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_flags_are_read_combined() {
+        let flags = |args: &[&str]| -> String {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            short_flags(&args).into_iter().collect()
+        };
+        assert_eq!(flags(&["-xvs"]), "xvs");
+        assert_eq!(flags(&["-vv", "--tb=short", "-q"]), "vvq");
+        // Values are not flags: `-k xv`, `-rA`, `-kxv`, `-n 4`, `-p no:x`.
+        assert_eq!(flags(&["-k", "xv", "-rA", "-kxv", "-n", "4", "-s"]), "s");
+        assert_eq!(flags(&["-sk", "x", "-v"]), "sv");
+        assert_eq!(flags(&["--verbose", "-", "-1", "tests/-x.py"]), "");
+    }
 
     #[test]
     fn the_test_timeout_reaches_the_plugin_as_typed() {
