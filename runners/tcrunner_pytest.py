@@ -23,6 +23,8 @@ How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
   test after the real one already passed; junitxml marks the test case).
 - A collector that fails (import error) or is skipped (module-level skip) has no
   items; it is reported as a test ``<nodeid>::<collection>`` of its own.
+- An INTERNALERROR (a plugin's or conftest's hook raised) is a top-level test
+  ``<internal error>`` carrying pytest's traceback.
 - Subtests (pytest 9's ``subtests`` fixture and unittest ``subTest``) are child
   tests of their test.
 - Under xdist only the controller writes. Collection happens in the workers, so
@@ -55,6 +57,7 @@ _REPORTER = "tcrunner-reporter"
 _PROBE = "tcrunner-probe"
 _ALARM = "tcrunner-alarm"
 _COLLECTION = "<collection>"
+_INTERNAL_ERROR = "<internal error>"
 _ROOT_IDS = ("", ".")
 # Comparisons larger than this (expected + actual) are not sent: the diff
 # viewer chokes on them and the text is in the details anyway.
@@ -907,6 +910,30 @@ class _Reporter:
             for start in range(0, len(text), _OUTPUT_PIECE):
                 piece = text[start : start + _OUTPUT_PIECE]
                 self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
+
+    def pytest_internalerror(self, excrepr, excinfo):
+        # pytest itself failed (a plugin's or conftest's hook raised): a test
+        # of its own carries the traceback, so the tree shows the crash
+        # rather than a run that looks empty or complete.
+        try:
+            test_id = _INTERNAL_ERROR
+            count = 2
+            while test_id in self.declared:
+                test_id = "%s#%d" % (_INTERNAL_ERROR, count)
+                count += 1
+            self.declared.add(test_id)
+            details = str(excrepr)
+            if excinfo is not None:
+                message = _exception_line(excinfo.type, excinfo.value)
+            else:
+                message = (details.strip().splitlines() or ["INTERNALERROR"])[-1]
+            self.send({"ev": "test", "id": test_id, "name": _INTERNAL_ERROR, "kind": "test"})
+            self.send(
+                {"ev": "finished", "id": test_id, "outcome": "error", "duration_ms": 0, "message": message, "details": details}
+            )
+            self.writer.flush()
+        except Exception:
+            pass  # pytest is already reporting an internal error
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):

@@ -562,6 +562,29 @@ fn pytest_no_tests_exits_5_and_says_so() {
     assert_contains(&tcrunner_line(&run), "pytest ran no tests", &run);
 }
 
+/// A conftest hook that raises makes pytest stop with INTERNALERROR (code 3)
+/// after collection: the tree shows the crash as a failed test, not a run
+/// that merely found nothing.
+#[test]
+fn pytest_internal_error_keeps_code_3_and_shows_a_failed_node() {
+    let project = pytest_project();
+    project.write(
+        "internal/conftest.py",
+        "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom in hook')\n",
+    );
+    project.write("internal/test_fine.py", "def test_fine():\n    pass\n");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "internal"])
+        .run(LIMIT);
+    assert_sound(&run, 3);
+    assert_contains(
+        &run.failure_of("<internal error>"),
+        "message='RuntimeError: boom in hook'",
+        &run,
+    );
+    assert_eq!(run.count(&["ran no tests"]), 0, "{}", run.describe());
+}
+
 /// jest refuses a broken configuration before loading our reporter: one line
 /// with jest's reason, a failed node, and 73 (jest has no usage-error code).
 #[test]
