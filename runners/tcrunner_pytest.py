@@ -657,17 +657,13 @@ class _Reporter:
         self.collection_problems.add(seen)
         parent = self._declare_chain(report.nodeid)
         base = (report.nodeid + "::" if parent is not None else "") + _COLLECTION
-        test_id = base
-        count = 2
-        while test_id in self.declared:  # pytest and doctest both fail to import a module
-            test_id = "%s#%d" % (base, count)
-            count += 1
+        # pytest and doctest may both fail to import a module.
+        test_id = self._claim_id(base, "%s#%d")
         path = os.path.join(self.root, report.nodeid.split("::")[0])
         event = {"ev": "test", "id": test_id, "name": name, "kind": "test", "file": path}
         if parent is not None:
             event["parent"] = parent
         event["hint"] = self._hint(report.nodeid, path, path.endswith(".py"))
-        self.declared.add(test_id)
         self.send(event)
         self.send({"ev": "started", "id": test_id})
         if self.output:
@@ -855,13 +851,7 @@ class _Reporter:
         if self.reprs_twice is None:
             self.reprs_twice = self.config.pluginmanager.has_plugin("dsession") and _xdist_reprs_twice(report)
         name = _subtest_name(report.context, self.reprs_twice)
-        base = parent_id + "::" + name
-        test_id = base
-        count = 2
-        while test_id in self.declared:
-            test_id = "%s #%d" % (base, count)
-            count += 1
-        self.declared.add(test_id)
+        test_id = self._claim_id(parent_id + "::" + name, "%s #%d")
         relpath, line0, _ = report.location
         path = os.path.join(self.root, relpath)
         event = {"ev": "test", "id": test_id, "parent": parent_id, "name": name, "kind": "test", "file": path}
@@ -916,12 +906,7 @@ class _Reporter:
         # of its own carries the traceback, so the tree shows the crash
         # rather than a run that looks empty or complete.
         try:
-            test_id = _INTERNAL_ERROR
-            count = 2
-            while test_id in self.declared:
-                test_id = "%s#%d" % (_INTERNAL_ERROR, count)
-                count += 1
-            self.declared.add(test_id)
+            test_id = self._claim_id(_INTERNAL_ERROR, "%s#%d")
             details = str(excrepr)
             if excinfo is not None:
                 message = _exception_line(excinfo.type, excinfo.value)
@@ -934,6 +919,17 @@ class _Reporter:
             self.writer.flush()
         except Exception:
             pass  # pytest is already reporting an internal error
+
+    def _claim_id(self, base, numbered):
+        """``base``, or ``numbered % (base, n)`` for the first n from 2 not yet
+        declared; marks it declared."""
+        test_id = base
+        count = 2
+        while test_id in self.declared:
+            test_id = numbered % (base, count)
+            count += 1
+        self.declared.add(test_id)
+        return test_id
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
