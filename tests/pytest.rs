@@ -360,6 +360,54 @@ fn combined_short_flags_are_understood() {
     );
 }
 
+/// Each test's full TeamCity name (its flow's open suites, then its own
+/// name), counted: a flow inherits nothing, so what a test is called can
+/// only come from the flow it is reported in.
+fn teamcity_names(stream: &[u8]) -> BTreeMap<String, usize> {
+    let mut open: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut names = BTreeMap::new();
+    for m in messages(stream) {
+        let flow = m.get("flowId").unwrap_or_default().to_owned();
+        let name = m.get("name").unwrap_or_default().to_owned();
+        match m.name.as_str() {
+            "testSuiteStarted" => open.entry(flow).or_default().push(name),
+            "testSuiteFinished" => {
+                let stack = open.entry(flow).or_default();
+                assert_eq!(stack.pop().as_deref(), Some(name.as_str()));
+            }
+            "testStarted" => {
+                let mut full = open.get(&flow).cloned().unwrap_or_default();
+                full.push(name);
+                *names.entry(full.join(": ")).or_insert(0) += 1;
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// Tests that run side by side in one file (xdist) get flows of their own,
+/// which open their file and class suites themselves: every test has the
+/// name it has in a sequential run, once, whichever worker ran it; subtests
+/// carry their test's name.
+#[test]
+fn teamcity_names_do_not_depend_on_scheduling() {
+    let (_, sequential) = run(9, &["--format", "teamcity"]);
+    let expected = teamcity_names(&sequential);
+    assert!(expected.values().all(|&n| n == 1), "{expected:?}");
+    assert!(
+        expected
+            .keys()
+            .any(|k| k.contains("test_fixture_subtests [check] (i=1)")),
+        "{expected:?}"
+    );
+    for _ in 0..2 {
+        let (_, parallel) = run(9, &["--format", "teamcity", "--", "-n", "2"]);
+        assert_clean(&parallel);
+        assert_eq!(teamcity_names(&parallel), expected);
+    }
+}
+
 #[test]
 fn the_teamcity_dialect_reports_the_same_verdicts_by_name() {
     let (code, stream) = run(9, &["--format", "teamcity"]);

@@ -238,6 +238,8 @@ impl Redactor {
         let patterns = vec![
             (re(r"duration='\d+'"), "duration='<ms>'"),
             (re(r"timestamp='[^']*'"), "timestamp='<time>'"),
+            // teamcity flow ids start with tcrunner's process id.
+            (re(r"flowId='\d+([-.])"), "flowId='<pid>$1"),
             // The folder the embedded runners are written to (a content hash).
             (
                 re(r"(?:/[^\s'|<>]*)?/tcrunner-\d+/[0-9a-f]{16}/"),

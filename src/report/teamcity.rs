@@ -6,10 +6,15 @@
 //!   into that name), classes and describe blocks nest inside it, and tests
 //!   keep the framework's own name: stable across builds and free of absolute
 //!   paths, so history and muting work.
-//! - A test that starts while another test of the same flow is running
-//!   (parallel tests in one file, subtests) gets a child flow
-//!   (`flowStarted parent=`), since "starting another test finishes the
-//!   currently started test in the same flow".
+//! - A test or suite that starts while a test of the same flow is running
+//!   (parallel tests in one file, subtests) gets a flow of its own, since
+//!   "starting another test finishes the currently started test in the same
+//!   flow". That flow opens the node's whole suite chain itself (the file,
+//!   classes, describes) and closes it before `flowFinished`, so the test's
+//!   full name is the same whichever flow runs it; a subtest is named after
+//!   its test (`test_x (i=1)`), as TeamCity nests nothing inside a test.
+//! - Flow ids start with the process id, so two runs reporting into one
+//!   build never share a flow.
 use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
@@ -31,6 +36,8 @@ pub(crate) struct Teamcity<W: Write> {
     stacks: FastMap<String, Vec<u64>>,
     /// Scratch list of [`Teamcity::arrange`], kept for its allocation.
     chain: Vec<u64>,
+    /// What every flow id starts with: this process's id.
+    run: String,
 }
 
 struct Named {
@@ -42,8 +49,9 @@ struct Named {
     flow: String,
     /// Directory nodes are not reported; they only prefix file names.
     silent: bool,
-    /// A child flow this test opened, to finish with it.
-    own_flow: bool,
+    /// The suite names this node's own flow opened around it (outermost
+    /// first), to close before `flowFinished`; `None` in a shared flow.
+    own_flow: Option<Vec<String>>,
 }
 
 impl<W: Write> Teamcity<W> {
@@ -55,6 +63,7 @@ impl<W: Write> Teamcity<W> {
             busy: FastMap::default(),
             stacks: FastMap::default(),
             chain: Vec::new(),
+            run: std::process::id().to_string(),
         }
     }
 
@@ -84,46 +93,50 @@ impl<W: Write> Teamcity<W> {
                     parent: node.parent,
                     open: false,
                     is_test: false,
-                    flow: node.flow.to_string(),
+                    flow: self.flow_id(node.flow),
                     silent: true,
-                    own_flow: false,
+                    own_flow: None,
                 },
             );
             return Ok(());
         }
-        // A file suite carries the folded directory path in its name.
+        // A file suite carries the folded directory path in its name; a
+        // subtest its test's name, as TeamCity nests nothing inside a test.
         let name = match parent {
             Some(p) if p.silent => format!("{}/{}", p.name, node.node.name),
+            Some(p) if p.is_test => format!("{} {}", p.name, node.node.name),
             _ => node.node.name.clone(),
         };
         let mut flow = match parent {
             Some(p) if !p.silent => p.flow.clone(),
-            _ => node.flow.to_string(),
+            _ => self.flow_id(node.flow),
         };
-        // TeamCity nests nothing inside a test and runs one test at a time
-        // per flow: a node under a test (subtests), or a node that starts
-        // while a test runs in its flow (parallel tests in one file), gets a
-        // child flow of its own.
+        // TeamCity runs one test at a time per flow: a node under a test
+        // (subtests), or a node that starts while a test runs in its flow
+        // (parallel tests in one file), gets a flow of its own, which opens
+        // the node's suite chain itself.
         let under_test = parent.is_some_and(|p| p.is_test);
         let flow_busy = self.busy.get(&flow).is_some_and(|&n| n > 0);
-        let own_flow = under_test || flow_busy;
-        if own_flow {
-            let child = format!("{flow}.{}", node.id);
-            self.out.send(
-                Message::new("flowStarted")
-                    .with("flowId", child.as_str())
-                    .with("parent", flow),
-            )?;
-            flow = child;
-        } else if node.is_test {
-            match self.busy.get_mut(&flow) {
-                Some(running) => *running += 1,
-                None => drop(self.busy.insert(flow.clone(), 1)),
+        let own_flow = if under_test || flow_busy {
+            flow = format!("{}.{}", self.run, node.id);
+            self.out
+                .send(Message::new("flowStarted").with("flowId", flow.as_str()))?;
+            let suites = self.suite_names(node.parent);
+            for suite in &suites {
+                let attrs = [("name", suite.as_str()), ("flowId", flow.as_str())];
+                self.out.send_parts("testSuiteStarted", &attrs)?;
             }
-        }
-        if !own_flow {
+            Some(suites)
+        } else {
+            if node.is_test {
+                match self.busy.get_mut(&flow) {
+                    Some(running) => *running += 1,
+                    None => drop(self.busy.insert(flow.clone(), 1)),
+                }
+            }
             self.arrange(&flow, node.parent)?;
-        }
+            None
+        };
         let kind = if node.is_test {
             "testStarted"
         } else {
@@ -153,6 +166,36 @@ impl<W: Write> Teamcity<W> {
             },
         );
         Ok(())
+    }
+
+    /// The flow id of a tree flow: the process id, then the flow's node id.
+    fn flow_id(&self, flow: u64) -> String {
+        format!("{}-{flow}", self.run)
+    }
+
+    /// The names of the reported suites from the outermost down to `parent`
+    /// (tests and folded directories left out).
+    fn suite_names(&self, parent: u64) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut at = parent;
+        while let Some(named) = self.nodes.get(&at) {
+            if !named.silent && !named.is_test {
+                names.push(named.name.clone());
+            }
+            at = named.parent;
+        }
+        names.reverse();
+        names
+    }
+
+    /// Closes the suites a node's own flow opened, innermost first, and the flow.
+    fn finish_own_flow(&mut self, flow: &str, suites: &[String]) -> io::Result<()> {
+        for suite in suites.iter().rev() {
+            let attrs = [("name", suite.as_str()), ("flowId", flow)];
+            self.out.send_parts("testSuiteFinished", &attrs)?;
+        }
+        self.out
+            .send(Message::new("flowFinished").with("flowId", flow))
     }
 
     /// Makes `parent` the innermost open suite of `flow`: closes suites that
@@ -200,9 +243,8 @@ impl<W: Write> Teamcity<W> {
             .nodes
             .remove(&node.id)
             .expect("reported nodes were started");
-        if named.own_flow {
-            self.out
-                .send(Message::new("flowFinished").with("flowId", named.flow.as_str()))?;
+        if let Some(suites) = &named.own_flow {
+            self.finish_own_flow(&named.flow, suites)?;
         } else if let Some(running) = self.busy.get_mut(&named.flow) {
             *running = running.saturating_sub(1);
         }
@@ -296,7 +338,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                 if named.silent {
                     return Ok(());
                 }
-                if node.id == node.flow {
+                if node.id == node.flow && named.own_flow.is_none() {
                     self.busy.remove(&named.flow);
                 }
                 if !named.open {
@@ -323,9 +365,8 @@ impl<W: Write> Reporter for Teamcity<W> {
                         .with("name", named.name)
                         .with("flowId", named.flow.as_str()),
                 )?;
-                if named.own_flow {
-                    self.out
-                        .send(Message::new("flowFinished").with("flowId", named.flow))?;
+                if let Some(suites) = &named.own_flow {
+                    self.finish_own_flow(&named.flow, suites)?;
                 }
                 Ok(())
             }
