@@ -19,7 +19,8 @@
 //!   identifier stays one suite or none; a classname that starts with its
 //!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest. A
 //!   classname that is the last words of the test's name (mocha-junit-reporter:
-//!   the title, of the full title), that names an enclosing suite with other
+//!   the title, of the full title, or with `testCaseSwitchClassnameAndName`
+//!   the full title of the title), that names an enclosing suite with other
 //!   separators, or that is the front of the innermost suite's name (PHPUnit:
 //!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`)
 //!   adds no suite.
@@ -658,14 +659,24 @@ fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
 
 /// Whether the `classname` is the test's own name (so it adds no suite):
 /// equal to it (jest-junit's `{classname} {title}` for both), or its last
-/// words (mocha-junit-reporter's title as the classname of its full title).
+/// words (mocha-junit-reporter's title as the classname of its full title),
+/// or the suite's name, a space and the test's name
+/// (mocha-junit-reporter's `testCaseSwitchClassnameAndName`: the full
+/// title as the classname of the title).
 fn names_the_test(classname: &str, suite: &str, test: &str) -> bool {
     let own = own_classname(classname, suite);
+    let ends_with_words = |text: &str, words: &str| {
+        !words.is_empty()
+            && text
+                .strip_suffix(words)
+                .is_some_and(|front| front.ends_with(' '))
+    };
     own == test
-        || (!own.is_empty()
-            && test
-                .strip_suffix(own)
-                .is_some_and(|front| front.ends_with(' ')))
+        || ends_with_words(test, own)
+        || own
+            .strip_suffix(test)
+            .and_then(|front| front.strip_suffix(' '))
+            .is_some_and(|front| front == suite || ends_with_words(front, suite))
 }
 
 /// Whether the `classname` names an enclosing `<testsuite>` with other

@@ -277,6 +277,18 @@ fn classnames_repeating_a_suite_or_the_title_add_no_suite() {
     assert_eq!(result_of(&gtest, &nodes, "Adds").outcome, Outcome::Passed);
     check_tree(&gtest);
 
+    // mocha-junit-reporter with testCaseSwitchClassnameAndName: the full
+    // title is the classname of the title.
+    let xml = r#"<testsuites><testsuite name="Root Suite"><testcase name="top" classname="top"/></testsuite>
+      <testsuite name="inner.dots"><testcase name="passes" classname="Outer inner.dots passes"/>
+      <testcase name="fails deep" classname="Outer inner.dots fails deep"/></testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(names(&events, &nodes, "top"), ["Root Suite"]);
+    assert_eq!(names(&events, &nodes, "passes"), ["inner.dots"]);
+    assert_eq!(names(&events, &nodes, "fails deep"), ["inner.dots"]);
+    check_tree(&events);
+
     // A class named like a word of its tests' names still nests them.
     let xml = r#"<testsuite name="s"><testcase classname="Foo" name="test_Foo"/></testsuite>"#;
     let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
