@@ -28,7 +28,9 @@
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
 //!   the xunit1 `file`), and the parts before it are directory suites.
 //! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
-//!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line.
+//!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line
+//!   (unittest-xml-reporting's are 1-based: told apart by the `file` it
+//!   writes on `<testsuite>`, which pytest does not).
 //! - `<failure message type>` → failed (message = `message`, else `type`, else
 //!   the text's first line; details = the text). `<error>` → error (pytest's
 //!   `failed on setup with …` included). A case with both is failed once, the
@@ -91,6 +93,9 @@ struct Frame {
     id: Option<String>,
     name: String,
     pytest: bool,
+    /// The `<testsuite>` has a `file`, which pytest never writes:
+    /// unittest-xml-reporting does, and its `.py` cases' lines are 1-based.
+    suite_file: bool,
     /// A test of this suite was sent, so the suite has started.
     started: bool,
     /// The open classname suites under this frame: (part, id).
@@ -340,12 +345,14 @@ impl State {
                     .expect("the document frame is never popped");
                 let pytest = self.pytest_root || frame.pytest || name == "pytest";
                 let id = self.next_id(out);
+                let file = attr(e, b"file");
+                let suite_file = file.is_some();
                 let node = Node {
                     id: id.clone(),
                     parent: self.parent_id(),
                     name: name.clone(),
                     kind: NodeKind::Suite,
-                    file: attr(e, b"file"),
+                    file,
                     ..Node::default()
                 };
                 out.send(TestEvent::Suite(node))?;
@@ -353,6 +360,7 @@ impl State {
                     id: Some(id),
                     name,
                     pytest,
+                    suite_file,
                     ..Frame::default()
                 };
                 self.frames.push(frame);
@@ -474,7 +482,9 @@ impl State {
         }
         self.frames[frame_index].started = true;
 
-        let py_file = pytest && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
+        let py_file = pytest
+            && !self.frames[frame_index].suite_file
+            && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
         let id = self.next_id(out);
         let node = Node {
             id,

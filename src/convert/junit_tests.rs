@@ -204,6 +204,17 @@ fn xunit1_lines_become_one_based_and_output_is_kept() {
     assert!(outputs[0].contains("hello from test stderr\n"));
 }
 
+/// unittest-xml-reporting writes `file` on the suite too, and 1-based lines.
+#[test]
+fn xmlrunner_lines_stay_one_based() {
+    let xml = r#"<testsuites><testsuite name="test_ut.TestAlpha-20261122021442" tests="1" file="test_ut.py">
+      <testcase classname="test_ut.TestAlpha" name="test_pass" time="0.000" file="test_ut.py" line="3"/>
+      </testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(nodes["test_pass"].line, Some(3));
+}
+
 #[test]
 fn file_path_classnames_stay_one_suite() {
     let events = read_sample("vitest-junit.xml");
