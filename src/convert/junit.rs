@@ -22,8 +22,9 @@
 //!   the title, of the full title, or with `testCaseSwitchClassnameAndName`
 //!   the full title of the title), that names an enclosing suite with other
 //!   separators, or that is the front of the innermost suite's name (PHPUnit:
-//!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`)
-//!   adds no suite.
+//!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`) or its
+//!   back after a dot (mocha-junit-reporter's `jenkinsMode`: `Outer.inner` in
+//!   `Root Suite.Outer.inner`) adds no suite.
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
 //!   the xunit1 `file`), and the parts before it are directory suites.
@@ -692,7 +693,8 @@ fn names_the_test(classname: &str, suite: &str, test: &str) -> bool {
 /// Whether the `classname` names an enclosing `<testsuite>` with other
 /// separators (PHPUnit and gtest suites are `Tests\FooTest` or `Foo::Bar`
 /// where the classname has dots), or is the front of the innermost one's
-/// name (PHPUnit's data-provider suite `Tests\FooTest::testData`).
+/// name (PHPUnit's data-provider suite `Tests\FooTest::testData`) or its
+/// back after a dot (mocha-junit-reporter's full suite titles).
 fn names_a_suite(classname: &str, frames: &[Frame]) -> bool {
     let dotted = |name: &str| name.trim().replace("::", ".").replace(['\\', '/'], ".");
     let class = dotted(classname);
@@ -707,6 +709,9 @@ fn names_a_suite(classname: &str, frames: &[Frame]) -> bool {
     innermost.as_deref().is_some_and(|n| {
         n.strip_prefix(&class)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            // mocha-junit-reporter's jenkinsMode: `Root Suite.Outer.inner`
+            // holds cases of class `Outer.inner`.
+            || n.strip_suffix(&class).is_some_and(|rest| rest.ends_with('.'))
     }) || names.any(|n| n == class)
 }
 

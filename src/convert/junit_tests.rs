@@ -300,6 +300,13 @@ fn classnames_repeating_a_suite_or_the_title_add_no_suite() {
     assert_eq!(names(&events, &nodes, "fails deep"), ["inner.dots"]);
     check_tree(&events);
 
+    // ...and with jenkinsMode, the suite holds the root's title in front.
+    let xml = r#"<testsuites><testsuite name="Root Suite.Outer.inner">
+      <testcase name="passes" classname="Outer.inner"/></testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(names(&events, &nodes, "passes"), ["Root Suite.Outer.inner"]);
+
     // A class named like a word of its tests' names still nests them.
     let xml = r#"<testsuite name="s"><testcase classname="Foo" name="test_Foo"/></testsuite>"#;
     let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
