@@ -1,6 +1,7 @@
 //! CTRF (Common Test Report Format) files, read leniently as the spec's
 //! readers should be (checked against pytest-json-ctrf 0.6.1 on pytest 9.2.0,
-//! `samples/pytest-ctrf.json`, and the `ctrf-io/ctrf` schema 1.0.0).
+//! `samples/pytest-ctrf.json`, jest-ctrf-json-reporter 0.0.11 on jest 30, and
+//! the `ctrf-io/ctrf` schema 1.0.0).
 //!
 //! Read: `results.summary.start` (to tell the time unit) and `results.tests[]`
 //! with `name`, `status`, `duration`, `suite[]`, `filePath`, `line`,
@@ -11,16 +12,21 @@
 //! (older producers), else as ms.
 //!
 //! Tree: one suite per `suite[]` entry (the first is a file suite when it
-//! equals `filePath`), or a file suite from `filePath` when there is no
-//! `suite`. The test's name is `name` without the `a::b::` prefix that repeats
-//! its suites (pytest writes the full nodeid).
+//! equals `filePath` or its last component), or a file suite from `filePath`
+//! when there is no `suite`. A `suite` that is one string with ` > ` in it
+//! (jest-ctrf-json-reporter's `a.test.js > outer > inner`) is split there.
+//! The test's name is `name` without the `a::b::` prefix that repeats its
+//! suites (pytest writes the full nodeid) or the `outer inner ` prefix that
+//! repeats its describe blocks (jest's full name).
 //!
 //! Outcomes: `passed` → passed (`rawStatus: xpassed` → xpass), `failed` →
 //! failed (`rawStatus` `setup_failed`/`teardown_failed` → error, as pytest
 //! counts them), `skipped` → skipped (`rawStatus: xfailed` → xfail, its reason
 //! from the `xfail::reason_…` tag), `pending` → skipped, `other`, `error` and
-//! anything else → error. The message is `message`, else the first `E ` line
-//! of a pytest `trace`; the details are `trace`.
+//! anything else → error, except `rawStatus: todo` → todo (jest's
+//! `test.todo`, which jest-ctrf-json-reporter writes as `other`). The message
+//! is `message`, else the first `E ` line of a pytest `trace`; the details are
+//! `trace`.
 use std::io::Read;
 
 use serde::Deserialize;
@@ -99,6 +105,9 @@ pub(crate) fn send(doc: Value, out: &mut Emitter<'_>) -> Result<(), ReadError> {
     )
 }
 
+/// How jest-ctrf-json-reporter joins the parts of a `suite` string.
+const SUITE_SEPARATOR: &str = " > ";
+
 /// Epoch values below this are seconds, not milliseconds (it is 1973 in ms).
 const EPOCH_SECONDS_LIMIT: f64 = 1e11;
 
@@ -113,14 +122,30 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         _ => 1.0,
     };
     let mut tree = Grouper::default();
-    for test in report.results.tests {
+    for mut test in report.results.tests {
+        // jest-ctrf-json-reporter writes `suite` as one string, the file's
+        // name and the describe blocks joined with ` > `.
+        if let [one] = &test.suite[..] {
+            if one.contains(SUITE_SEPARATOR) {
+                test.suite = one.split(SUITE_SEPARATOR).map(str::to_string).collect();
+            }
+        }
         let file = test.file_path.clone().filter(|f| !f.is_empty());
+        let first_is_file = match (test.suite.first(), &file) {
+            (Some(first), Some(file)) => {
+                file == first
+                    || file
+                        .strip_suffix(first.as_str())
+                        .is_some_and(|dir| dir.ends_with(['/', '\\']))
+            }
+            _ => false,
+        };
         let mut path: Vec<SuiteSpec> = test
             .suite
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let is_file = i == 0 && file.as_deref() == Some(s.as_str());
+                let is_file = i == 0 && first_is_file;
                 let mut spec = SuiteSpec::new(
                     s.clone(),
                     if is_file {
@@ -145,10 +170,17 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
             .clone()
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| "(unnamed test)".into());
-        let prefix = format!("{}::", test.suite.join("::"));
-        let name = match full.strip_prefix(&prefix) {
+        // pytest writes the nodeid (`file::Class::test`), jest its full name
+        // (the describe blocks and the title joined with spaces).
+        let nodeid_prefix = format!("{}::", test.suite.join("::"));
+        let describes = &test.suite[usize::from(first_is_file)..];
+        let full_name_prefix = format!("{} ", describes.join(" "));
+        let name = match full.strip_prefix(&nodeid_prefix) {
             Some(rest) if !test.suite.is_empty() && !rest.is_empty() => rest.to_string(),
-            _ => full,
+            _ => match full.strip_prefix(&full_name_prefix) {
+                Some(rest) if !describes.is_empty() && !rest.is_empty() => rest.to_string(),
+                _ => full,
+            },
         };
         let mut output = Vec::new();
         if !test.stdout.is_empty() {
@@ -185,6 +217,8 @@ fn result(test: &Test, unit_ms: f64) -> TestResult {
         "failed" if matches!(raw, "setup_failed" | "teardown_failed") => Outcome::Error,
         "failed" => Outcome::Failed,
         "skipped" if raw == "xfailed" => Outcome::Xfail,
+        // jest-ctrf-json-reporter: a `test.todo` is `other` with `rawStatus: todo`.
+        _ if raw.eq_ignore_ascii_case("todo") => Outcome::Todo,
         "skipped" | "pending" => Outcome::Skipped,
         _ => Outcome::Error,
     };
@@ -283,5 +317,41 @@ mod tests {
         assert!(events
             .iter()
             .any(|e| matches!(e, TestEvent::Output { text, .. } if text == "l1\nl2\n")));
+    }
+
+    /// The shape jest-ctrf-json-reporter 0.0.11 writes (specVersion 0.0.0).
+    #[test]
+    fn jest_ctrf_suite_string_and_todo() {
+        let json = r#"{"reportFormat":"CTRF","results":{"tool":{"name":"jest"},
+          "summary":{"tests":3,"passed":1,"failed":0,"pending":0,"skipped":0,"other":1,"start":1795313598395},
+          "tests":[
+          {"name":"outer inner.dots passes","duration":21,"status":"passed","rawStatus":"passed",
+           "filePath":"/p/__tests__/a.test.js","suite":"a.test.js > outer > inner.dots"},
+          {"name":"outer inner.dots todo one","duration":0,"status":"other","rawStatus":"todo",
+           "filePath":"/p/__tests__/a.test.js","suite":"a.test.js > outer > inner.dots"},
+          {"name":"top level","duration":1,"status":"passed","rawStatus":"passed",
+           "filePath":"/p/__tests__/a.test.js","suite":"a.test.js"}]}}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        let c = counts(&events);
+        assert_eq!((c[&Outcome::Passed], c[&Outcome::Todo]), (2, 1));
+        let tree: Vec<(NodeKind, &str)> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Suite(n) => Some((n.kind, n.name.as_str())),
+                TestEvent::Test(n) => Some((NodeKind::Test, n.name.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            tree,
+            [
+                (NodeKind::File, "a.test.js"),
+                (NodeKind::Suite, "outer"),
+                (NodeKind::Suite, "inner.dots"),
+                (NodeKind::Test, "passes"),
+                (NodeKind::Test, "todo one"),
+                (NodeKind::Test, "top level"),
+            ]
+        );
     }
 }

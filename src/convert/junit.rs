@@ -19,15 +19,19 @@
 //!   identifier stays one suite or none; a classname that starts with its
 //!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest. A
 //!   classname that is the last words of the test's name (mocha-junit-reporter:
-//!   the title, of the full title), that names an enclosing suite with other
+//!   the title, of the full title, or with `testCaseSwitchClassnameAndName`
+//!   the full title of the title), that names an enclosing suite with other
 //!   separators, or that is the front of the innermost suite's name (PHPUnit:
-//!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`)
-//!   adds no suite.
+//!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`) or its
+//!   back after a dot (mocha-junit-reporter's `jenkinsMode`: `Outer.inner` in
+//!   `Root Suite.Outer.inner`) adds no suite.
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
 //!   the xunit1 `file`), and the parts before it are directory suites.
 //! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
-//!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line.
+//!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line
+//!   (unittest-xml-reporting's are 1-based: told apart by the `file` it
+//!   writes on `<testsuite>`, which pytest does not).
 //! - `<failure message type>` → failed (message = `message`, else `type`, else
 //!   the text's first line; details = the text). `<error>` → error (pytest's
 //!   `failed on setup with …` included). A case with both is failed once, the
@@ -90,6 +94,9 @@ struct Frame {
     id: Option<String>,
     name: String,
     pytest: bool,
+    /// The `<testsuite>` has a `file`, which pytest never writes:
+    /// unittest-xml-reporting does, and its `.py` cases' lines are 1-based.
+    suite_file: bool,
     /// A test of this suite was sent, so the suite has started.
     started: bool,
     /// The open classname suites under this frame: (part, id).
@@ -339,12 +346,14 @@ impl State {
                     .expect("the document frame is never popped");
                 let pytest = self.pytest_root || frame.pytest || name == "pytest";
                 let id = self.next_id(out);
+                let file = attr(e, b"file");
+                let suite_file = file.is_some();
                 let node = Node {
                     id: id.clone(),
                     parent: self.parent_id(),
                     name: name.clone(),
                     kind: NodeKind::Suite,
-                    file: attr(e, b"file"),
+                    file,
                     ..Node::default()
                 };
                 out.send(TestEvent::Suite(node))?;
@@ -352,6 +361,7 @@ impl State {
                     id: Some(id),
                     name,
                     pytest,
+                    suite_file,
                     ..Frame::default()
                 };
                 self.frames.push(frame);
@@ -473,7 +483,9 @@ impl State {
         }
         self.frames[frame_index].started = true;
 
-        let py_file = pytest && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
+        let py_file = pytest
+            && !self.frames[frame_index].suite_file
+            && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
         let id = self.next_id(out);
         let node = Node {
             id,
@@ -658,20 +670,31 @@ fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
 
 /// Whether the `classname` is the test's own name (so it adds no suite):
 /// equal to it (jest-junit's `{classname} {title}` for both), or its last
-/// words (mocha-junit-reporter's title as the classname of its full title).
+/// words (mocha-junit-reporter's title as the classname of its full title),
+/// or the suite's name, a space and the test's name
+/// (mocha-junit-reporter's `testCaseSwitchClassnameAndName`: the full
+/// title as the classname of the title).
 fn names_the_test(classname: &str, suite: &str, test: &str) -> bool {
     let own = own_classname(classname, suite);
+    let ends_with_words = |text: &str, words: &str| {
+        !words.is_empty()
+            && text
+                .strip_suffix(words)
+                .is_some_and(|front| front.ends_with(' '))
+    };
     own == test
-        || (!own.is_empty()
-            && test
-                .strip_suffix(own)
-                .is_some_and(|front| front.ends_with(' ')))
+        || ends_with_words(test, own)
+        || own
+            .strip_suffix(test)
+            .and_then(|front| front.strip_suffix(' '))
+            .is_some_and(|front| front == suite || ends_with_words(front, suite))
 }
 
 /// Whether the `classname` names an enclosing `<testsuite>` with other
 /// separators (PHPUnit and gtest suites are `Tests\FooTest` or `Foo::Bar`
 /// where the classname has dots), or is the front of the innermost one's
-/// name (PHPUnit's data-provider suite `Tests\FooTest::testData`).
+/// name (PHPUnit's data-provider suite `Tests\FooTest::testData`) or its
+/// back after a dot (mocha-junit-reporter's full suite titles).
 fn names_a_suite(classname: &str, frames: &[Frame]) -> bool {
     let dotted = |name: &str| name.trim().replace("::", ".").replace(['\\', '/'], ".");
     let class = dotted(classname);
@@ -686,6 +709,9 @@ fn names_a_suite(classname: &str, frames: &[Frame]) -> bool {
     innermost.as_deref().is_some_and(|n| {
         n.strip_prefix(&class)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            // mocha-junit-reporter's jenkinsMode: `Root Suite.Outer.inner`
+            // holds cases of class `Outer.inner`.
+            || n.strip_suffix(&class).is_some_and(|rest| rest.ends_with('.'))
     }) || names.any(|n| n == class)
 }
 

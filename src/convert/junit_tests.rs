@@ -204,6 +204,17 @@ fn xunit1_lines_become_one_based_and_output_is_kept() {
     assert!(outputs[0].contains("hello from test stderr\n"));
 }
 
+/// unittest-xml-reporting writes `file` on the suite too, and 1-based lines.
+#[test]
+fn xmlrunner_lines_stay_one_based() {
+    let xml = r#"<testsuites><testsuite name="test_ut.TestAlpha-20261122021442" tests="1" file="test_ut.py">
+      <testcase classname="test_ut.TestAlpha" name="test_pass" time="0.000" file="test_ut.py" line="3"/>
+      </testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(nodes["test_pass"].line, Some(3));
+}
+
 #[test]
 fn file_path_classnames_stay_one_suite() {
     let events = read_sample("vitest-junit.xml");
@@ -276,6 +287,25 @@ fn classnames_repeating_a_suite_or_the_title_add_no_suite() {
     );
     assert_eq!(result_of(&gtest, &nodes, "Adds").outcome, Outcome::Passed);
     check_tree(&gtest);
+
+    // mocha-junit-reporter with testCaseSwitchClassnameAndName: the full
+    // title is the classname of the title.
+    let xml = r#"<testsuites><testsuite name="Root Suite"><testcase name="top" classname="top"/></testsuite>
+      <testsuite name="inner.dots"><testcase name="passes" classname="Outer inner.dots passes"/>
+      <testcase name="fails deep" classname="Outer inner.dots fails deep"/></testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(names(&events, &nodes, "top"), ["Root Suite"]);
+    assert_eq!(names(&events, &nodes, "passes"), ["inner.dots"]);
+    assert_eq!(names(&events, &nodes, "fails deep"), ["inner.dots"]);
+    check_tree(&events);
+
+    // ...and with jenkinsMode, the suite holds the root's title in front.
+    let xml = r#"<testsuites><testsuite name="Root Suite.Outer.inner">
+      <testcase name="passes" classname="Outer.inner"/></testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(names(&events, &nodes, "passes"), ["Root Suite.Outer.inner"]);
 
     // A class named like a word of its tests' names still nests them.
     let xml = r#"<testsuite name="s"><testcase classname="Foo" name="test_Foo"/></testsuite>"#;

@@ -16,7 +16,8 @@
 //! Outcomes: `passed`, `failed`, `error`, `skipped`, `xfailed` → xfail,
 //! `xpassed` → xpass; anything else is an error naming it. The message is
 //! the `crash.message` of the first phase that failed (setup, call,
-//! teardown; the call's for xfail), the details its `longrepr`; a skip's
+//! teardown; the call's for xfail; else the first line of its `longrepr`),
+//! the details its `longrepr` and those of later phases that failed; a skip's
 //! message is the reason from its `longrepr`. The duration is the sum of the
 //! phases. Each phase's `stdout`/`stderr` is the test's output, in order.
 //!
@@ -218,8 +219,25 @@ fn outcome(test: Test) -> (TestResult, Vec<(Stream, String)>) {
                 .crash
                 .as_ref()
                 .and_then(|c| non_empty(c.message.as_deref()));
-            result.message = crash;
+            // A strict xpass has no crash, only `[XPASS(strict)] reason`.
+            result.message =
+                crash.or_else(|| details.as_deref().and_then(|d| non_empty(d.lines().next())));
             result.details = details;
+        }
+    }
+    if matches!(outcome, Outcome::Failed | Outcome::Error) {
+        // A teardown error after a failed call: one verdict, the error is context.
+        let later = phases
+            .iter()
+            .filter(|p| p.outcome.as_deref() == Some("failed"))
+            .skip(1)
+            .filter_map(|p| p.longrepr.as_ref().and_then(text_of));
+        for text in later {
+            let details = result.details.get_or_insert_with(String::new);
+            if !details.is_empty() {
+                details.push_str("\n\n");
+            }
+            details.push_str(&text);
         }
     }
     if result.outcome == Outcome::Error && result.message.is_none() && status != "error" {
@@ -414,6 +432,42 @@ mod tests {
         assert_eq!(
             skip_reason(&serde_json::json!(["/p", 3, "Skipped: x"])).as_deref(),
             Some("x")
+        );
+    }
+
+    /// pytest-json-report 1.5.0: a failed call followed by a teardown error
+    /// (outcome `error`), and a strict xpass (no `crash`).
+    #[test]
+    fn teardown_error_after_failure_and_strict_xpass() {
+        let json = r#"{"root":"/p","summary":{"collected":2},"tests":[
+          {"nodeid":"t.py::test_a","lineno":45,"outcome":"error",
+           "setup":{"duration":0.1,"outcome":"passed"},
+           "call":{"duration":0.1,"outcome":"failed","crash":{"message":"assert 0"},
+                   "longrepr":"E       assert 0"},
+           "teardown":{"duration":0.1,"outcome":"failed","crash":{"message":"ValueError: teardown boom"},
+                   "longrepr":"E       ValueError: teardown boom"}},
+          {"nodeid":"t.py::test_b","lineno":26,"outcome":"failed",
+           "setup":{"outcome":"passed"},
+           "call":{"outcome":"failed","longrepr":"[XPASS(strict)] strict"},
+           "teardown":{"outcome":"passed"}}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        let results: Vec<&TestResult> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Finished(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results[0].outcome, Outcome::Error);
+        assert_eq!(results[0].message.as_deref(), Some("assert 0"));
+        assert_eq!(
+            results[0].details.as_deref(),
+            Some("E       assert 0\n\nE       ValueError: teardown boom")
+        );
+        assert_eq!(results[1].outcome, Outcome::Failed);
+        assert_eq!(
+            results[1].message.as_deref(),
+            Some("[XPASS(strict)] strict")
         );
     }
 }

@@ -117,6 +117,8 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
     }
 }
 
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn convert_file(
     path: &Path,
     format: Option<InputFormat>,
@@ -135,6 +137,11 @@ fn convert_file(
         .take(SNIFF_LEN as u64)
         .read_to_end(&mut prefix)
         .map_err(FileError::Unreadable)?;
+    // A UTF-8 byte-order mark (Windows editors, PowerShell's `Out-File`) is
+    // not JSON, and serde_json rejects it.
+    if prefix.starts_with(UTF8_BOM) {
+        prefix.drain(..UTF8_BOM.len());
+    }
     let sniffed = detect::sniff(&prefix);
     let input = BufReader::with_capacity(64 * 1024, Cursor::new(prefix).chain(file));
     let format = match format {

@@ -163,3 +163,12 @@ fn readers_survive_garbage() {
         }
     }
 }
+
+#[test]
+fn a_utf8_byte_order_mark_is_skipped() {
+    let json = std::fs::read(fixture("jest.json")).unwrap();
+    let bom = temp("bom.json", &[b"\xEF\xBB\xBF", &json[..]].concat());
+    let (code, out, err) = convert(&[bom.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (exit::TESTS_FAILED, ""));
+    assert!(out.contains("testFailed"), "{out}");
+}
