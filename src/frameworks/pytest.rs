@@ -361,42 +361,49 @@ mod tests {
             std::env::temp_dir().join(format!("tcrunner-pytest-targets-{}", std::process::id()));
         std::fs::create_dir_all(project.join("pkg/sub")).unwrap();
         std::fs::write(project.join("pkg/sub/mod.py"), "").unwrap();
-        let ok = |t: &str| translate_target(&project, t).unwrap();
-        assert_eq!(
-            ok("tests/test_a.py::TestX.test_one"),
-            "tests/test_a.py::TestX::test_one"
-        );
-        assert_eq!(
-            ok("tests/test_a.py::test_eval[6*9-42]"),
-            "tests/test_a.py::test_eval[6*9-42]"
-        );
-        assert_eq!(ok("t.py::T.test[a.b-c]"), "t.py::T::test[a.b-c]");
-        assert_eq!(ok("t.py::A::B::test"), "t.py::A::B::test");
-        // Doctests and items of other files are pytest's node ids as they are.
-        assert_eq!(
-            ok("src/calc/ops.py::calc.ops.add"),
-            "src/calc/ops.py::calc.ops.add"
-        );
-        assert_eq!(
-            ok("tests/test_a.py::test_a.helper"),
-            "tests/test_a.py::test_a.helper"
-        );
-        assert_eq!(
-            ok("src/calc/__init__.py::calc.add"),
-            "src/calc/__init__.py::calc.add"
-        );
-        assert_eq!(ok("docs/guide.txt::guide.txt"), "docs/guide.txt::guide.txt");
-        assert_eq!(ok("tests/cases.yaml::a.b"), "tests/cases.yaml::a.b");
-        assert_eq!(
-            ok("tests/test_a.py::Test_a.test"),
-            "tests/test_a.py::Test_a::test"
-        );
-        assert_eq!(ok("tests/test_a.py::"), "tests/test_a.py");
-        assert_eq!(ok("tests/test_a.py"), "tests/test_a.py");
-        assert_eq!(ok("pkg.sub.mod.Class.test"), "pkg/sub/mod.py::Class::test");
-        assert_eq!(ok("pkg.sub.mod.test[1-2]"), "pkg/sub/mod.py::test[1-2]");
-        assert_eq!(ok("pkg.sub.mod"), "pkg/sub/mod.py");
-        assert_eq!(ok("pkg.sub"), "pkg/sub");
+        for (target, node_id) in [
+            (
+                "tests/test_a.py::TestX.test_one",
+                "tests/test_a.py::TestX::test_one",
+            ),
+            (
+                "tests/test_a.py::test_eval[6*9-42]",
+                "tests/test_a.py::test_eval[6*9-42]",
+            ),
+            ("t.py::T.test[a.b-c]", "t.py::T::test[a.b-c]"),
+            ("t.py::A::B::test", "t.py::A::B::test"),
+            // Doctests and items of other files are pytest's node ids as they are.
+            (
+                "src/calc/ops.py::calc.ops.add",
+                "src/calc/ops.py::calc.ops.add",
+            ),
+            (
+                "tests/test_a.py::test_a.helper",
+                "tests/test_a.py::test_a.helper",
+            ),
+            (
+                "src/calc/__init__.py::calc.add",
+                "src/calc/__init__.py::calc.add",
+            ),
+            ("docs/guide.txt::guide.txt", "docs/guide.txt::guide.txt"),
+            ("tests/cases.yaml::a.b", "tests/cases.yaml::a.b"),
+            (
+                "tests/test_a.py::Test_a.test",
+                "tests/test_a.py::Test_a::test",
+            ),
+            ("tests/test_a.py::", "tests/test_a.py"),
+            ("tests/test_a.py", "tests/test_a.py"),
+            ("pkg.sub.mod.Class.test", "pkg/sub/mod.py::Class::test"),
+            ("pkg.sub.mod.test[1-2]", "pkg/sub/mod.py::test[1-2]"),
+            ("pkg.sub.mod", "pkg/sub/mod.py"),
+            ("pkg.sub", "pkg/sub"),
+        ] {
+            assert_eq!(
+                translate_target(&project, target).unwrap(),
+                node_id,
+                "{target}"
+            );
+        }
         for bad in [
             "",
             "nope.module.Class",
