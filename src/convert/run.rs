@@ -44,6 +44,8 @@ enum FileError {
     Empty,
     #[error("unknown report format (expected one of: {FORMAT_NAMES}; see --input-format)")]
     Unknown,
+    #[error("UTF-16 text: convert the report to UTF-8 first (e.g. `iconv -f UTF-16 -t UTF-8`)")]
+    Utf16,
     #[error(transparent)]
     Read(ReadError),
 }
@@ -53,7 +55,9 @@ impl FileError {
         match self {
             FileError::Missing | FileError::Directory | FileError::Unreadable(_) => exit::NO_INPUT,
             FileError::Read(ReadError::Io(_)) => exit::NO_INPUT,
-            FileError::Empty | FileError::Unknown | FileError::Read(_) => exit::DATA_ERROR,
+            FileError::Empty | FileError::Unknown | FileError::Utf16 | FileError::Read(_) => {
+                exit::DATA_ERROR
+            }
         }
     }
 }
@@ -142,6 +146,9 @@ fn convert_file(
     if prefix.starts_with(UTF8_BOM) {
         prefix.drain(..UTF8_BOM.len());
     }
+    if is_utf16(&prefix) {
+        return Err(FileError::Utf16);
+    }
     let sniffed = detect::sniff(&prefix);
     let input = BufReader::with_capacity(64 * 1024, Cursor::new(prefix).chain(file));
     let format = match format {
@@ -166,6 +173,18 @@ fn convert_file(
         },
     };
     read(format, input, out).map_err(FileError::Read)
+}
+
+/// UTF-16 text (PowerShell's `>` writes it): a byte-order mark, or ASCII
+/// with every other byte zero at the start.
+fn is_utf16(prefix: &[u8]) -> bool {
+    if prefix.starts_with(b"\xFF\xFE") || prefix.starts_with(b"\xFE\xFF") {
+        return true;
+    }
+    let head = &prefix[..prefix.len().min(8) & !1];
+    head.len() >= 4
+        && (head.chunks(2).all(|p| p[0] != 0 && p[1] == 0)
+            || head.chunks(2).all(|p| p[0] == 0 && p[1] != 0))
 }
 
 /// Runs the reader for `format`.

@@ -172,3 +172,23 @@ fn a_utf8_byte_order_mark_is_skipped() {
     assert_eq!((code, err.as_str()), (exit::TESTS_FAILED, ""));
     assert!(out.contains("testFailed"), "{out}");
 }
+
+#[test]
+fn utf16_reports_get_a_clear_error() {
+    let xml = "<testsuite name='s'><testcase name='t'/></testsuite>";
+    let le: Vec<u8> = xml.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let with_bom = temp("bom16.xml", &[b"\xFF\xFE", &le[..]].concat());
+    let without_bom = temp("plain16.xml", &le);
+    for path in [with_bom, without_bom] {
+        let (code, out, err) = convert(&[path.to_str().unwrap()]);
+        assert_eq!(code, exit::DATA_ERROR);
+        assert!(
+            err.contains("UTF-16 text: convert the report to UTF-8"),
+            "{err}"
+        );
+        assert!(!out.contains("testStarted"), "{out}");
+    }
+    // UTF-8 text is not mistaken for it.
+    let utf8 = temp("utf8.xml", xml.as_bytes());
+    assert_eq!(convert(&[utf8.to_str().unwrap()]).0, exit::SUCCESS);
+}
