@@ -25,6 +25,9 @@
 //!   `Tests.FooTest` in `Tests\FooTest` and `Tests\FooTest::testData`) or its
 //!   back after a dot (mocha-junit-reporter's `jenkinsMode`: `Outer.inner` in
 //!   `Root Suite.Outer.inner`) adds no suite.
+//!   Under a classname that is a file path, a name holding ` > ` (vitest's
+//!   describe titles and the test's, joined) nests: `outer > inner > passes`
+//!   is test `passes` in suites `outer` and `inner`, as in a live run.
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
 //!   the xunit1 `file`), and the parts before it are directory suites.
@@ -463,23 +466,39 @@ impl State {
             .or_else(|| frame.id.clone())
     }
 
-    fn send_case(&mut self, case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         let frame_index = self.frames.len() - 1;
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
         let frame = &self.frames[frame_index];
         let names_itself = names_the_test(&case.classname, &frame.name, &case.name);
-        if names_itself || frame.classes_of.as_deref() != Some(case.classname.as_str()) {
-            let parts = if names_itself || names_a_suite(&case.classname, &self.frames) {
+        // vitest names a test by its describe blocks' titles and its own,
+        // joined by ` > `, under its file as the classname: the titles nest,
+        // as they do in a live run and in vitest's JSON.
+        let titles_end = (!pytest && is_file_path(&case.classname))
+            .then(|| case.name.rfind(" > "))
+            .flatten();
+        if titles_end.is_some()
+            || names_itself
+            || frame.classes_of.as_deref() != Some(case.classname.as_str())
+        {
+            let mut parts = if names_itself || names_a_suite(&case.classname, &self.frames) {
                 Vec::new()
             } else {
                 class_parts(&case.classname, &frame.name)
             };
+            if let Some(end) = titles_end {
+                parts.extend(case.name[..end].split(" > "));
+            }
             let file = case.file.as_deref().filter(|_| pytest);
             self.sync_classes(frame_index, &parts, pytest, file, out)?;
             // The same parts for the next case with this classname, unless
-            // the classname is that case's own name.
-            self.frames[frame_index].classes_of = (!names_itself).then(|| case.classname.clone());
+            // they depend on the case's own name.
+            self.frames[frame_index].classes_of =
+                (!names_itself && titles_end.is_none()).then(|| case.classname.clone());
+        }
+        if let Some(end) = titles_end {
+            case.name.drain(..end + " > ".len());
         }
         self.frames[frame_index].started = true;
 
@@ -717,18 +736,11 @@ fn names_a_suite(classname: &str, frames: &[Frame]) -> bool {
 
 /// The suites a `classname` adds under its `<testsuite>`.
 fn class_parts<'c>(classname: &'c str, suite: &str) -> Vec<&'c str> {
-    const FILE_EXTENSIONS: &[&str] = &[
-        "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte", "py", "rb", "go",
-        "java", "kt", "cs", "php", "rs",
-    ];
     let classname = own_classname(classname, suite);
     if classname.is_empty() || classname == suite {
         return Vec::new();
     }
-    let is_path = classname.contains(['/', '\\'])
-        || classname
-            .rsplit_once('.')
-            .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext));
+    let is_path = is_file_path(classname);
     let identifier = |part: &str| {
         part.chars()
             .next()
@@ -742,6 +754,18 @@ fn class_parts<'c>(classname: &'c str, suite: &str) -> Vec<&'c str> {
     } else {
         vec![classname]
     }
+}
+
+/// Whether a classname is a file's path (vitest's `math.test.js`).
+fn is_file_path(classname: &str) -> bool {
+    const FILE_EXTENSIONS: &[&str] = &[
+        "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte", "py", "rb", "go",
+        "java", "kt", "cs", "php", "rs",
+    ];
+    classname.contains(['/', '\\'])
+        || classname
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext))
 }
 
 /// The first value of attribute `key`, decoded; raw text if it does not decode.

@@ -215,13 +215,24 @@ fn xmlrunner_lines_stay_one_based() {
     assert_eq!(nodes["test_pass"].line, Some(3));
 }
 
+/// vitest's classname is the file; its names join the describe titles and
+/// the test's by ` > `, and they nest as in a live run.
 #[test]
 fn file_path_classnames_stay_one_suite() {
     let events = read_sample("vitest-junit.xml");
     let nodes = tests_by_name(&events);
-    let chain = ancestry(&events, &nodes["outer > inner > passes"]);
-    assert_eq!(chain, [("math.test.js".to_string(), NodeKind::Suite)]);
-    let failed = result_of(&events, &nodes, "outer > inner > fails with unequal values");
+    let chain = ancestry(&events, &nodes["passes"]);
+    let suite = |name: &str| (name.to_string(), NodeKind::Suite);
+    assert_eq!(
+        chain,
+        [suite("math.test.js"), suite("outer"), suite("inner")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["prints to stdout"]),
+        [suite("math.test.js"), suite("outer")]
+    );
+    check_tree(&events);
+    let failed = result_of(&events, &nodes, "fails with unequal values");
     assert_eq!(
         failed.message.as_deref(),
         Some("expected 2 to be 3 // Object.is equality")
@@ -232,10 +243,7 @@ fn file_path_classnames_stay_one_suite() {
         "{details:?}"
     );
     assert!(details.ends_with("❯ math.test.js:13:25"), "{details:?}");
-    assert_eq!(
-        result_of(&events, &nodes, "outer > inner > passes").duration_ms,
-        Some(1)
-    );
+    assert_eq!(result_of(&events, &nodes, "passes").duration_ms, Some(1));
 
     let jest = read_sample("jest-junit.xml");
     let nodes = tests_by_name(&jest);
