@@ -8,7 +8,8 @@
 //! gtest, PHPUnit 10 and mocha-junit-reporter shapes as their docs show them):
 //!
 //! - `<testsuites>` is the anonymous root and is skipped (so is one nested in
-//!   it, as report aggregators write); every
+//!   it, as report aggregators write, and pytest's outermost
+//!   `<testsuite name="pytest">`, so the tree matches a live run's); every
 //!   `<testsuite name>` is a suite, nested `<testsuite>`s (Surefire, some
 //!   aggregators) nest; a file whose root is a lone `<testsuite>` works too.
 //! - `<testcase classname name time file line>`: a dotted identifier
@@ -348,20 +349,27 @@ impl State {
                     .last()
                     .expect("the document frame is never popped");
                 let pytest = self.pytest_root || frame.pytest || name == "pytest";
-                let id = self.next_id(out);
                 let file = attr(e, b"file");
                 let suite_file = file.is_some();
-                let node = Node {
-                    id: id.clone(),
-                    parent: self.parent_id(),
-                    name: name.clone(),
-                    kind: NodeKind::Suite,
-                    file,
-                    ..Node::default()
+                // pytest's one `<testsuite name="pytest">` is the run, not a
+                // suite: a live run's tree starts at the folders below it.
+                let id = if name == "pytest" && frame.id.is_none() {
+                    None
+                } else {
+                    let id = self.next_id(out);
+                    let node = Node {
+                        id: id.clone(),
+                        parent: self.parent_id(),
+                        name: name.clone(),
+                        kind: NodeKind::Suite,
+                        file,
+                        ..Node::default()
+                    };
+                    out.send(TestEvent::Suite(node))?;
+                    Some(id)
                 };
-                out.send(TestEvent::Suite(node))?;
                 let frame = Frame {
-                    id: Some(id),
+                    id,
                     name,
                     pytest,
                     suite_file,
