@@ -176,16 +176,22 @@ impl<W: Write> Teamcity<W> {
     /// The names of the reported suites from the outermost down to `parent`
     /// (tests and folded directories left out).
     fn suite_names(&self, parent: u64) -> Vec<String> {
-        let mut names = Vec::new();
-        let mut at = parent;
-        while let Some(named) = self.nodes.get(&at) {
-            if !named.silent && !named.is_test {
-                names.push(named.name.clone());
-            }
-            at = named.parent;
-        }
+        let mut names: Vec<String> = self
+            .suites_up(parent)
+            .map(|(_, named)| named.name.clone())
+            .collect();
         names.reverse();
         names
+    }
+
+    /// The reported suites from `parent` outwards (tests and folded
+    /// directories left out), with their ids.
+    fn suites_up(&self, parent: u64) -> impl Iterator<Item = (u64, &Named)> {
+        let first = self.nodes.get(&parent).map(|named| (parent, named));
+        std::iter::successors(first, |(_, named)| {
+            self.nodes.get(&named.parent).map(|up| (named.parent, up))
+        })
+        .filter(|(_, named)| !named.silent && !named.is_test)
     }
 
     /// Closes the suites a node's own flow opened, innermost first, and the flow.
@@ -203,13 +209,10 @@ impl<W: Write> Teamcity<W> {
     fn arrange(&mut self, flow: &str, parent: u64) -> io::Result<()> {
         let mut chain = std::mem::take(&mut self.chain);
         chain.clear();
-        let mut at = parent;
-        while let Some(named) = self.nodes.get(&at) {
-            if !named.silent && !named.is_test && named.flow == flow {
-                chain.push(at);
-            }
-            at = named.parent;
-        }
+        let in_flow = self
+            .suites_up(parent)
+            .filter(|(_, named)| named.flow == flow);
+        chain.extend(in_flow.map(|(id, _)| id));
         chain.reverse();
         if !self.stacks.contains_key(flow) {
             self.stacks.insert(flow.to_owned(), Vec::new());
@@ -338,7 +341,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                 if named.silent {
                     return Ok(());
                 }
-                if node.id == node.flow && named.own_flow.is_none() {
+                if node.id == node.flow {
                     self.busy.remove(&named.flow);
                 }
                 if !named.open {
