@@ -92,6 +92,10 @@ impl Declarations {
     }
 
     fn remove(&mut self, id: &str) -> Option<Node> {
+        // Most report files declare nothing ahead: no hashing then.
+        if self.0.is_empty() {
+            return None;
+        }
         self.0.take(id).map(|d| d.0)
     }
 }
@@ -264,13 +268,14 @@ impl Tree {
 
     /// `Test(node)` then `Finished(result)` for that node (`result.id` is
     /// not read), without storing the declaration in between when nothing
-    /// else is known under its id, the usual case of a report file.
+    /// else is known under its id, the usual case of a report file. Gives
+    /// the declaration back when it was not kept, for its buffers.
     pub(crate) fn test_finished(
         &mut self,
         node: Node,
         mut result: TestResult,
         out: &mut impl Reporter,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<Option<Node>> {
         if self.collected.is_none()
             && node.kind == NodeKind::Test
             && !self.open_by_source.contains_key(&node.id)
@@ -279,11 +284,12 @@ impl Tree {
             // finishing would take the new one out: neither is left.
             self.declared.remove(&node.id);
             let opened = self.start_node(node, out)?;
-            return self.finished(opened, &result, out);
+            return self.finished(opened, &result, out).map(Some);
         }
         result.id = node.id.clone();
         self.apply(TestEvent::Test(node), out)?;
-        self.apply(TestEvent::Finished(result), out)
+        self.apply(TestEvent::Finished(result), out)?;
+        Ok(None)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,
@@ -529,7 +535,7 @@ impl Tree {
             match self.declared.remove(&result.id) {
                 Some(node) if node.kind == NodeKind::Test => {
                     let opened = self.start_node(node, out)?;
-                    return self.finished(opened, &result, out);
+                    return self.finished(opened, &result, out).map(drop);
                 }
                 Some(node) => self.declared.insert(node),
                 None => {}
@@ -570,22 +576,23 @@ impl Tree {
             // `start` already took its declaration out of `declared`.
             None => self.start(&result.id, true, out)?,
         };
-        self.finished(opened, &result, out)
+        self.finished(opened, &result, out).map(drop)
     }
 
     /// Reports a test's verdict (the test is no longer open) and detaches
-    /// it from its parent.
+    /// it from its parent. Gives the declaration back.
     fn finished(
         &mut self,
         opened: Opened,
         result: &TestResult,
         out: &mut impl Reporter,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<Node> {
         out.report(TreeEvent::Finished {
             node: &opened,
             result,
         })?;
-        self.detach(opened.parent, opened.id, out)
+        self.detach(opened.parent, opened.id, out)?;
+        Ok(opened.node)
     }
 
     /// Whether `source` names a suite (declared as one, or open as one).

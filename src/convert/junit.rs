@@ -158,7 +158,10 @@ impl Case {
         };
         let value = attr_value(raw);
         match slot {
-            Slot::Name => self.name = value.into_owned(),
+            Slot::Name => {
+                self.name.clear();
+                self.name.push_str(&value);
+            }
             Slot::Classname => {
                 self.classname.clear();
                 self.classname.push_str(&value);
@@ -189,6 +192,8 @@ struct State {
     pytest_root: bool,
     /// The last sent case's `classname`, kept for its buffer.
     spare_classname: String,
+    /// A buffer for the next case's `name`.
+    spare_name: String,
     /// Bytes read past quick-xml (plain empty test cases, taken directly);
     /// added to its positions to give positions in the file.
     skipped: u64,
@@ -225,7 +230,7 @@ impl State {
                         self.send_case(case, out)?;
                         continue;
                     }
-                    None => self.spare_classname = case.classname,
+                    None => self.recycle(case),
                 }
             }
             buf.clear();
@@ -293,14 +298,23 @@ impl State {
         }
     }
 
-    /// An empty case, with the classname buffer of the previous one.
+    /// An empty case, with the name buffers of earlier ones.
     fn new_case(&mut self) -> Case {
         let mut classname = std::mem::take(&mut self.spare_classname);
         classname.clear();
+        let mut name = std::mem::take(&mut self.spare_name);
+        name.clear();
         Case {
             classname,
+            name,
             ..Case::default()
         }
+    }
+
+    /// Keeps the name buffers of a case that is done with.
+    fn recycle(&mut self, case: Case) {
+        self.spare_classname = case.classname;
+        self.spare_name = case.name;
     }
 
     /// A case from the attribute text of its `<testcase>`, if every
@@ -310,7 +324,7 @@ impl State {
         if junit_fast::plain_attributes(attrs, |key, raw| case.set(key, raw)) {
             return Some(case);
         }
-        self.spare_classname = case.classname;
+        self.recycle(case);
         None
     }
 
@@ -359,7 +373,7 @@ impl State {
                     let id = self.next_id(out);
                     let node = Node {
                         id: id.clone(),
-                        parent: self.parent_id(),
+                        parent: self.parent_id().cloned(),
                         name: name.clone(),
                         kind: NodeKind::Suite,
                         file,
@@ -465,13 +479,9 @@ impl State {
         out.numbered_id(self.next_id)
     }
 
-    fn parent_id(&self) -> Option<String> {
+    fn parent_id(&self) -> Option<&String> {
         let frame = self.frames.last()?;
-        frame
-            .classes
-            .last()
-            .map(|(_, id)| id.clone())
-            .or_else(|| frame.id.clone())
+        frame.classes.last().map(|(_, id)| id).or(frame.id.as_ref())
     }
 
     fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
@@ -513,16 +523,18 @@ impl State {
         let py_file = pytest
             && !self.frames[frame_index].suite_file
             && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
-        let id = self.next_id(out);
-        let node = Node {
-            id,
-            parent: self.parent_id(),
-            name: case.name,
-            kind: NodeKind::Test,
-            line: line(case.line, if py_file { 1 } else { 0 }),
-            file: case.file,
-            ..Node::default()
-        };
+        // Filled in over the buffers of an earlier test's declaration.
+        let mut node = out.recycled_node();
+        self.next_id += 1;
+        out.numbered_id_into(self.next_id, &mut node.id);
+        match (&mut node.parent, self.parent_id()) {
+            (Some(parent), Some(id)) => parent.push_str(id),
+            (parent, id) => *parent = id.cloned(),
+        }
+        std::mem::swap(&mut node.name, &mut case.name);
+        node.kind = NodeKind::Test;
+        node.line = line(case.line, if py_file { 1 } else { 0 });
+        node.file = case.file;
         let mut result = TestResult {
             duration_ms: case.duration_ms,
             ..TestResult::default()
@@ -569,6 +581,7 @@ impl State {
             result,
         })?;
         self.spare_classname = case.classname;
+        self.spare_name = case.name;
         Ok(())
     }
 

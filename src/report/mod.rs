@@ -416,8 +416,13 @@ impl<W: Write> Pipeline<W> {
     }
 
     /// The events `Test(node)` and `Finished(result)` of a test without
-    /// output, in one step ([`Tree::test_finished`]).
-    pub(crate) fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<()> {
+    /// output, in one step ([`Tree::test_finished`]); the declaration back
+    /// if the tree did not keep it.
+    pub(crate) fn test_finished(
+        &mut self,
+        node: Node,
+        result: TestResult,
+    ) -> io::Result<Option<Node>> {
         self.tree.test_finished(node, result, &mut self.sink)
     }
 
