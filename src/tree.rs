@@ -40,7 +40,11 @@ impl Hasher for FxHasher {
 
     #[inline]
     fn finish(&self) -> u64 {
-        self.0
+        // A product's low bits depend only on the low bits of its factors,
+        // and hashbrown picks buckets by the low bits: the rotation brings
+        // the well-mixed high bits down (as rustc-hash 2 does). Without it,
+        // short decimal ids collide in long chains.
+        self.0.rotate_left(26)
     }
 }
 
@@ -191,8 +195,6 @@ pub(crate) struct Tree {
     collected: Option<Vec<String>>,
     /// Collect-only runs: source ids that were opened as live nodes.
     opened_live: FastSet<String>,
-    /// Source ids whose ancestors are being opened (cycle guard).
-    opening: Vec<String>,
 }
 
 impl Tree {
@@ -205,7 +207,6 @@ impl Tree {
             live: FastMap::default(),
             collected: None,
             opened_live: FastSet::default(),
-            opening: Vec::new(),
         }
     }
 
@@ -411,15 +412,20 @@ impl Tree {
             return Ok(id);
         }
         let opened = self.start(source, as_test, out)?;
+        Ok(self.register(opened))
+    }
+
+    /// Registers a started node as open; returns its id.
+    fn register(&mut self, opened: Opened) -> u64 {
         let id = opened.id;
-        self.open_by_source.insert(source.to_owned(), id);
+        self.open_by_source.insert(opened.node.id.clone(), id);
         let live = Live {
             opened,
             children: Vec::new(),
             done: false,
         };
         self.live.insert(id, live);
-        Ok(id)
+        id
     }
 
     /// Reports `source` (not open yet) as started, opening its ancestors,
@@ -431,7 +437,13 @@ impl Tree {
         as_test: bool,
         out: &mut impl Reporter,
     ) -> std::io::Result<Opened> {
-        let node = match self.declared.get(source) {
+        let node = self.take_declaration(source, as_test);
+        self.start_node(node, out)
+    }
+
+    /// The declaration of `source`, to open it.
+    fn take_declaration(&mut self, source: &str, as_test: bool) -> Node {
+        match self.declared.get(source) {
             // A test's declaration is dropped when it finishes: move it.
             Some(node) if node.kind == NodeKind::Test && self.collected.is_none() => {
                 self.declared.remove(source).expect("just found")
@@ -448,30 +460,67 @@ impl Tree {
                 },
                 ..Node::default()
             },
-        };
-        self.start_node(node, out)
+        }
     }
 
     /// [`Tree::start`] for a node already taken from (or never in) `declared`.
     fn start_node(&mut self, node: Node, out: &mut impl Reporter) -> std::io::Result<Opened> {
-        let source = node.id.as_str();
-        // A parent chain that comes back to a node being opened is a cycle
-        // (a source's mistake): the node goes to the top level instead.
-        let parent = match node.parent.as_deref() {
-            Some(parent) if parent != source && !self.opening.iter().any(|o| o == parent) => {
-                match self.open_by_source.get(parent) {
-                    // The usual case: the parent is open already.
-                    Some(&id) => Some(id),
-                    None => {
-                        self.opening.push(source.to_owned());
-                        let opened = self.open(parent, false, out);
-                        self.opening.pop();
-                        Some(opened?)
-                    }
-                }
-            }
-            _ => None,
+        let parent = self.open_ancestors(&node, out)?;
+        self.start_under(node, parent, out)
+    }
+
+    /// Opens the ancestors of `node` that are not open yet, farthest first,
+    /// and gives its parent's id (`None` at the top level). A loop rather
+    /// than a recursion: a report file may nest suites thousands deep. A
+    /// parent chain that comes back to the node or to one of the ancestors
+    /// is a cycle (a source's mistake): the ancestor where it closes goes to
+    /// the top level.
+    fn open_ancestors(
+        &mut self,
+        node: &Node,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<Option<u64>> {
+        let mut next = match node.parent.as_deref() {
+            Some(parent) if parent != node.id => match self.open_by_source.get(parent) {
+                // The usual case: the parent is open already.
+                Some(&id) => return Ok(Some(id)),
+                None => Some(parent.to_owned()),
+            },
+            _ => return Ok(None),
         };
+        // Not open yet, nearest first.
+        let mut chain: Vec<String> = Vec::new();
+        let mut on_chain: FastSet<String> = FastSet::default();
+        on_chain.insert(node.id.clone());
+        let mut parent = None;
+        while let Some(source) = next.take() {
+            if let Some(&id) = self.open_by_source.get(&source) {
+                parent = Some(id);
+                break;
+            }
+            if !on_chain.insert(source.clone()) {
+                break;
+            }
+            next = self.declared.get(&source).and_then(|n| n.parent.clone());
+            chain.push(source);
+        }
+        for source in chain.iter().rev() {
+            let node = self.take_declaration(source, false);
+            let opened = self.start_under(node, parent, out)?;
+            parent = Some(self.register(opened));
+        }
+        Ok(parent)
+    }
+
+    /// Reports `node` as started under `parent` (open) and counts it as one
+    /// of its children.
+    #[inline(always)] // the hot path of every test: the node is not moved again
+    fn start_under(
+        &mut self,
+        node: Node,
+        parent: Option<u64>,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<Opened> {
         let id = self.next_id;
         self.next_id += 1;
         let is_test = node.kind == NodeKind::Test;
@@ -606,11 +655,21 @@ impl Tree {
         }
     }
 
-    /// Stops every open descendant of `id`, deepest first.
+    /// Stops every open descendant of `id`: children before their parent,
+    /// the last opened sibling first. Loops rather than recursions here and
+    /// below: a report file may nest suites thousands deep.
     fn close_children(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<()> {
         let children = std::mem::take(&mut self.live.get_mut(&id).expect("open").children);
-        for child in children.into_iter().rev() {
-            self.close_children(child, out)?;
+        // Parents before children, siblings in opening order; stopped in
+        // the reverse order.
+        let mut order = Vec::new();
+        let mut stack: Vec<u64> = children.into_iter().rev().collect();
+        while let Some(node) = stack.pop() {
+            order.push(node);
+            let children = &self.live[&node].children;
+            stack.extend(children.iter().rev());
+        }
+        for child in order.into_iter().rev() {
             let live = self.live.remove(&child).expect("children are open");
             self.open_by_source.remove(&live.opened.node.id);
             if live.opened.is_test {
@@ -632,37 +691,76 @@ impl Tree {
         self.close_if_done(parent, out)
     }
 
+    /// Marks `id` and the suites below it done.
     fn mark_done(&mut self, id: u64) {
-        let Some(live) = self.live.get_mut(&id) else {
-            return;
-        };
-        live.done = true;
-        let suites: Vec<u64> = live.children.clone();
-        for child in suites {
-            if !self.live[&child].opened.is_test {
-                self.mark_done(child);
-            }
+        let mut stack = vec![id];
+        while let Some(node) = stack.pop() {
+            let Some(live) = self.live.get_mut(&node) else {
+                continue;
+            };
+            live.done = true;
+            let children = live.children.clone();
+            let suites = children
+                .into_iter()
+                .filter(|c| !self.live[c].opened.is_test);
+            stack.extend(suites);
         }
     }
 
+    /// Closes the done suites at and below `id` that have no open children,
+    /// each after its children and siblings in opening order; when `id`
+    /// closes, its parent may close in turn, and so on up.
     fn close_if_done(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<()> {
-        let children: Vec<u64> = match self.live.get(&id) {
-            Some(live) if live.done && !live.opened.is_test => live.children.clone(),
-            _ => return Ok(()),
-        };
-        // Done suites below close first; a running test keeps them all open.
-        for child in children {
-            self.close_if_done(child, out)?;
+        let mut next = Some(id);
+        while let Some(top) = next.take() {
+            let children = match self.live.get(&top) {
+                Some(live) if live.done && !live.opened.is_test => &live.children,
+                // The usual case: a test finished in a suite still running.
+                _ => return Ok(()),
+            };
+            if children.is_empty() {
+                // Also usual: the suite's last child has finished.
+                next = Some(self.close_suite(top, out)?);
+                continue;
+            }
+            // The done suites at and below `top`, parents first and the
+            // last sibling first: reversed, each comes after its children.
+            let mut order = Vec::new();
+            let mut stack = vec![top];
+            while let Some(node) = stack.pop() {
+                match self.live.get(&node) {
+                    Some(live) if live.done && !live.opened.is_test => {
+                        order.push(node);
+                        stack.extend(live.children.iter().copied());
+                    }
+                    _ => {}
+                }
+            }
+            for node in order.into_iter().rev() {
+                // A running test keeps its suites open.
+                if self.live[&node].children.is_empty() {
+                    let parent = self.close_suite(node, out)?;
+                    // Every other suite closed here has its parent below `top`.
+                    if node == top {
+                        next = Some(parent);
+                    }
+                }
+            }
         }
-        // Closing the last child may already have closed this suite.
-        match self.live.get(&id) {
-            Some(live) if live.children.is_empty() => {}
-            _ => return Ok(()),
-        }
-        let live = self.live.remove(&id).expect("checked");
+        Ok(())
+    }
+
+    /// Reports the suite `id` (open, with no open children) finished and
+    /// takes it from its parent's children; gives the parent's id.
+    fn close_suite(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<u64> {
+        let live = self.live.remove(&id).expect("open");
         self.open_by_source.remove(&live.opened.node.id);
         out.report(TreeEvent::SuiteFinished(&live.opened))?;
-        self.detach(live.opened.parent, id, out)
+        let parent = live.opened.parent;
+        if let Some(open) = self.live.get_mut(&parent) {
+            open.children.retain(|&c| c != id);
+        }
+        Ok(parent)
     }
 }
 
@@ -891,6 +989,118 @@ mod tests {
                 "close 1"
             ]
         );
+    }
+
+    #[test]
+    fn a_parent_cycle_through_a_chain_closes_at_its_farthest_link() {
+        let log = run(
+            0,
+            vec![
+                suite("a", Some("b"), NodeKind::Suite),
+                suite("b", Some("c"), NodeKind::Suite),
+                suite("c", Some("a"), NodeKind::Suite),
+                test("t", "a"),
+                finished("t", Outcome::Passed),
+            ],
+        );
+        assert_eq!(
+            log,
+            [
+                "start c 1<0",
+                "start b 2<1",
+                "start a 3<2",
+                "start t 4<3",
+                "end 4 Passed",
+                "close 3",
+                "close 2",
+                "close 1"
+            ]
+        );
+    }
+
+    /// Suites nested `depth` deep (`s0` outermost), a test in the innermost.
+    fn chain(depth: usize) -> Vec<TestEvent> {
+        let mut events: Vec<TestEvent> = (0..depth)
+            .map(|i| {
+                let parent = i.checked_sub(1).map(|p| format!("s{p}"));
+                suite(&format!("s{i}"), parent.as_deref(), NodeKind::Suite)
+            })
+            .collect();
+        events.push(test("t", &format!("s{}", depth - 1)));
+        events.push(started("t"));
+        events
+    }
+
+    #[test]
+    fn suites_nested_a_hundred_thousand_deep_open_and_close_in_order() {
+        // Far deeper than a thread's stack would allow a recursion to go.
+        const DEPTH: usize = 100_000;
+        let closes = |log: &[String]| -> Vec<u64> {
+            let closes = log.iter().filter_map(|l| l.strip_prefix("close "));
+            closes.map(|id| id.parse().unwrap()).collect()
+        };
+        let innermost_first: Vec<u64> = (1..=DEPTH as u64).rev().collect();
+
+        // Each suite said done from the inside out, as a JUnit file does.
+        let mut events = chain(DEPTH);
+        events.push(finished("t", Outcome::Passed));
+        for i in (0..DEPTH).rev() {
+            events.push(TestEvent::SuiteDone {
+                id: format!("s{i}"),
+            });
+        }
+        let log = run(0, events);
+        assert_eq!(log.len(), 2 * DEPTH + 2);
+        assert_eq!(log[0], "start s0 1<0");
+        assert_eq!(
+            log[DEPTH - 1],
+            format!("start s{} {DEPTH}<{}", DEPTH - 1, DEPTH - 1)
+        );
+        assert_eq!(closes(&log), innermost_first);
+
+        // Only the outermost said done: the whole chain closes with its test.
+        let mut events = chain(DEPTH);
+        events.push(TestEvent::SuiteDone { id: "s0".into() });
+        events.push(finished("t", Outcome::Passed));
+        assert_eq!(closes(&run(0, events)), innermost_first);
+
+        // Nothing said done: the end of the run stops the test and closes all.
+        let log = run(0, chain(DEPTH));
+        assert_eq!(log[DEPTH + 1], format!("stop {}", DEPTH + 1));
+        assert_eq!(closes(&log), innermost_first);
+    }
+
+    #[test]
+    fn numbered_ids_rarely_need_a_second_comparison() {
+        // hashbrown takes a bucket from a hash's low bits and filters the
+        // bucket's neighbours by its top seven. A report file's ids are
+        // numbered (`1:1`, `1:2`, …); with FxHash's product as the hash
+        // they matched each other's bits so often that a report of 200,000
+        // nested suites took seconds.
+        use std::cell::Cell;
+        thread_local!(static COMPARED: Cell<usize> = const { Cell::new(0) });
+        struct Id(String);
+        impl std::hash::Hash for Id {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.0.hash(state);
+            }
+        }
+        impl PartialEq for Id {
+            fn eq(&self, other: &Id) -> bool {
+                COMPARED.with(|c| c.set(c.get() + 1));
+                self.0 == other.0
+            }
+        }
+        impl Eq for Id {}
+        // Eight bytes each: hashed as one word, whose low bytes, `1:10`,
+        // they all share.
+        let ids = || (100_000..200_000).map(|n| Id(format!("1:{n}")));
+        let set: FastSet<Id> = ids().collect();
+        assert!(ids().all(|id| set.contains(&id)));
+        // A comparison for each lookup that finds its id, and about as many
+        // false matches over the inserts and lookups (3.7 million before).
+        let compared = COMPARED.with(Cell::get);
+        assert!(compared < 300_000, "{compared} comparisons");
     }
 
     #[test]

@@ -207,6 +207,11 @@ impl<W: Write> Teamcity<W> {
     /// Makes `parent` the innermost open suite of `flow`: closes suites that
     /// are not its ancestors, reopens ancestors closed early.
     fn arrange(&mut self, flow: &str, parent: u64) -> io::Result<()> {
+        // The usual case, and the only cheap one in a deep tree: the stack
+        // is the chain of its innermost suite, and that is `parent`.
+        if self.stacks.get(flow).and_then(|stack| stack.last()) == Some(&parent) {
+            return Ok(());
+        }
         let mut chain = std::mem::take(&mut self.chain);
         chain.clear();
         let in_flow = self
@@ -351,7 +356,7 @@ impl<W: Write> Reporter for Teamcity<W> {
                 let stack = self.stacks.entry(named.flow.clone()).or_default();
                 let at = stack
                     .iter()
-                    .position(|&id| id == node.id)
+                    .rposition(|&id| id == node.id)
                     .unwrap_or(stack.len());
                 let closing: Vec<u64> = stack.drain(at..).rev().collect();
                 for id in closing.into_iter().filter(|&id| id != node.id) {
