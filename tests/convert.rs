@@ -256,11 +256,11 @@ fn a_passing_report_exits_zero() {
 
 #[test]
 fn suites_nested_fifty_thousand_deep_convert_in_both_dialects() {
-    // Nothing stops a report file from nesting suites this deep; a tree
-    // that recursed per level overflowed its stack at about 5,000.
+    // Nothing stops a report from nesting suites this deep; a tree or a
+    // reader that recursed per level overflowed its stack at about 5,000.
     const DEPTH: usize = 50_000;
     let dir = scratch("deep");
-    let path = dir.join("deep.xml");
+    let junit = dir.join("deep.xml");
     let mut xml = String::from("<testsuites>");
     for i in 0..DEPTH {
         xml.push_str(&format!("<testsuite name='s{i}'>"));
@@ -268,22 +268,38 @@ fn suites_nested_fifty_thousand_deep_convert_in_both_dialects() {
     xml.push_str("<testcase classname='c' name='t'><failure message='no'/></testcase>");
     xml.push_str(&"</testsuite>".repeat(DEPTH));
     xml.push_str("</testsuites>");
-    std::fs::write(&path, xml).unwrap();
-    for format in ["intellij", "teamcity"] {
-        let out = convert(&["--format", format, path.to_str().unwrap()]);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{format}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let (code, report) = check(&out.stdout);
-        assert_eq!(code, 0, "{format}: {report}");
-        let expected = format!(
-            "1 tests (0 passed, 1 failed, 0 ignored), {} suites",
-            DEPTH + 1
-        );
-        assert!(report.contains(&expected), "{format}: {report}");
+    std::fs::write(&junit, xml).unwrap();
+    let jest = dir.join("deep.json");
+    let titles: Vec<String> = (0..DEPTH).map(|i| format!("d{i}")).collect();
+    let report = serde_json::json!({
+        "numTotalTests": 1,
+        "testResults": [{
+            "name": "/p/deep.test.js",
+            "status": "failed",
+            "assertionResults": [{
+                "ancestorTitles": titles,
+                "title": "t",
+                "status": "failed",
+                "failureMessages": ["Error: no"],
+            }],
+        }],
+    });
+    std::fs::write(&jest, report.to_string()).unwrap();
+    // JUnit: the suites and the classname's; jest: the file and the describes.
+    for path in [junit, jest] {
+        for format in ["intellij", "teamcity"] {
+            let what = format!("{} {format}", path.display());
+            let out = convert(&["--format", format, path.to_str().unwrap()]);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+            let (code, report) = check(&out.stdout);
+            assert_eq!(code, 0, "{what}: {report}");
+            let expected = format!(
+                "1 tests (0 passed, 1 failed, 0 ignored), {} suites",
+                DEPTH + 1
+            );
+            assert!(report.contains(&expected), "{what}: {report}");
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! What every report reader shares: the event sink, the read error, lenient
 //! serde helpers and the in-memory tree the JSON readers group tests into.
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use serde::{Deserialize, Deserializer};
@@ -111,11 +111,6 @@ impl<'a> Emitter<'a> {
             prefix: prefix.into(),
             spare: None,
         }
-    }
-
-    /// The id for `local` within this file.
-    pub(crate) fn id(&self, local: &str) -> String {
-        format!("{}{}", self.prefix, local)
     }
 
     /// The id for the `n`th node of a reader that numbers its nodes.
@@ -271,70 +266,47 @@ impl Grouper {
         group.children.push(Child::Test(Box::new(test)));
     }
 
-    /// Sends everything, depth-first.
+    /// Sends everything, depth-first. Nodes are numbered in that order:
+    /// unique whatever the names, and short whatever the depth. A loop with
+    /// a stack rather than a recursion: a report may nest suites thousands
+    /// deep.
     pub(crate) fn emit(self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
-        let mut used = HashSet::new();
-        emit_children(self.root.children, None, "", out, &mut used)
-    }
-}
-
-fn emit_children(
-    children: Vec<Child>,
-    parent: Option<&str>,
-    path: &str,
-    out: &mut Emitter<'_>,
-    used: &mut HashSet<String>,
-) -> Result<(), ReadError> {
-    for child in children {
-        match child {
-            Child::Suite(group) => {
-                let spec = group.spec.expect("non-root groups have a spec");
-                let local = unique(used, join_path(path, &spec.name));
-                let id = out.id(&local);
-                out.send(TestEvent::Suite(crate::event::Node {
-                    id: id.clone(),
-                    parent: parent.map(str::to_string),
-                    name: spec.name,
-                    kind: spec.kind,
-                    file: spec.file,
-                    line: spec.line,
-                    ..Default::default()
-                }))?;
-                emit_children(group.children, Some(&id), &local, out, used)?;
-                out.send(TestEvent::SuiteDone { id })?;
-            }
-            Child::Test(mut test) => {
-                let local = unique(used, format!("{path}::{}", test.node.name));
-                test.node.id = out.id(&local);
-                test.node.parent = parent.map(str::to_string);
-                test.node.kind = NodeKind::Test;
-                out.test(*test)?;
+        let mut numbered = 0;
+        // The children still to send of each open suite, and its id.
+        let mut stack = vec![(self.root.children.into_iter(), None::<String>)];
+        while let Some((children, suite)) = stack.last_mut() {
+            let parent = suite.clone();
+            match children.next() {
+                Some(Child::Suite(group)) => {
+                    let spec = group.spec.expect("non-root groups have a spec");
+                    numbered += 1;
+                    let id = out.numbered_id(numbered);
+                    out.send(TestEvent::Suite(crate::event::Node {
+                        id: id.clone(),
+                        parent,
+                        name: spec.name,
+                        kind: spec.kind,
+                        file: spec.file,
+                        line: spec.line,
+                        ..Default::default()
+                    }))?;
+                    stack.push((group.children.into_iter(), Some(id)));
+                }
+                Some(Child::Test(mut test)) => {
+                    numbered += 1;
+                    test.node.id = out.numbered_id(numbered);
+                    test.node.parent = parent;
+                    test.node.kind = NodeKind::Test;
+                    out.test(*test)?;
+                }
+                None => {
+                    if let Some((_, Some(id))) = stack.pop() {
+                        out.send(TestEvent::SuiteDone { id })?;
+                    }
+                }
             }
         }
-    }
-    Ok(())
-}
-
-fn join_path(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}/{name}")
-    }
-}
-
-/// `base`, or `base#2`, `base#3`… whichever is unused yet.
-pub(crate) fn unique(used: &mut HashSet<String>, base: String) -> String {
-    if used.insert(base.clone()) {
-        return base;
-    }
-    let mut n = 2u64;
-    loop {
-        let candidate = format!("{base}#{n}");
-        if used.insert(candidate.clone()) {
-            return candidate;
-        }
-        n += 1;
+        Ok(())
     }
 }
 
@@ -526,14 +498,6 @@ mod tests {
         assert_eq!(out.numbered_id(0), "3:0");
         assert_eq!(out.numbered_id(7), "3:7");
         assert_eq!(out.numbered_id(u64::MAX), format!("3:{}", u64::MAX));
-    }
-
-    #[test]
-    fn unique_ids_get_counters() {
-        let mut used = HashSet::new();
-        assert_eq!(unique(&mut used, "a".into()), "a");
-        assert_eq!(unique(&mut used, "a".into()), "a#2");
-        assert_eq!(unique(&mut used, "a".into()), "a#3");
     }
 
     #[test]
