@@ -373,3 +373,31 @@ fn vitest_console_output_carries_no_colour_codes() {
         .collect();
     assert_eq!(outputs, ["answer 42\n"]);
 }
+
+#[test]
+fn a_snapshot_jest_did_not_write_has_no_expected_value() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-snapshots", name);
+        // --ci, as on a CI server: jest writes no new snapshots.
+        let (code, stream) = run_in(project.path(), name, &["--", "--ci"]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        for key in [
+            "missing.test.js > has no stored snapshot",
+            "missing.test.js > has no inline snapshot",
+        ] {
+            let test = &found[key];
+            assert_eq!(test.verdict, "failed", "{name}: {key}");
+            assert_eq!(
+                (&test.expected, &test.actual),
+                (&None, &None),
+                "{name}: {key}"
+            );
+        }
+        // An expected `undefined` that a matcher compared against stays.
+        let compared = &found["missing.test.js > compares with undefined"];
+        assert_eq!(compared.expected.as_deref(), Some("undefined"), "{name}");
+        assert_eq!(compared.actual.as_deref(), Some("5"), "{name}");
+    }
+}
