@@ -17,7 +17,9 @@
 //! the project there too); a test is `[file, ...titles, title, n]`, where n
 //! numbers tests with the same titles. Pseudo-tests (`n` = -1) carry what no
 //! test carries: `Test suite failed to run` (the file did not load) and
-//! `afterAll hook` (testExecError after the tests ran). A failure jest 30
+//! `afterAll hook` (testExecError after the tests ran); tests still running
+//! when their file's result comes (a worker died under them) carry the file's
+//! error instead. A failure jest 30
 //! adds to a test after reporting it passed (an error from a timer the test
 //! left running) becomes a second node with the test's name. Tests are declared
 //! when they start, before jest knows their location, so a started test's
@@ -278,7 +280,14 @@ class TcrunnerJestReporter {
     // Files that crashed: nothing ran, or something failed after the tests.
     const execError = testResult.testExecError;
     const hasTests = (testResult.testResults || []).length > 0;
-    if (execError || (!hasTests && testResult.failureMessage)) {
+    const crashed = execError || (!hasTests && testResult.failureMessage);
+    // Tests still running when their file ends died with it (a worker that
+    // exited under them, retried by jest until it gave up): they carry the
+    // file's error rather than a pseudo-test.
+    const stopped = this._finishUnfinished(file, out, crashed
+      ? this._execFailure(execError, testResult.failureMessage)
+      : { outcome: 'error', message: 'jest ended this test file while the test was running' });
+    if (crashed && !stopped) {
       const name = hasTests ? 'afterAll hook' : 'Test suite failed to run';
       const id = `${file.head},${JSON.stringify(name)},-1]`;
       send({ ev: 'test', id, parent: file.id, name, kind: 'test', file: file.file, hint: `test://${locationPath([file.file, name])}` });
@@ -385,6 +394,21 @@ class TcrunnerJestReporter {
         Object.assign(event, describeFailure(result, this._rootDir));
     }
     out.push(event);
+  }
+
+  /** Finishes (into `out`) a file's started, unfinished tests with `verdict`; returns how many. */
+  _finishUnfinished(file, out, verdict) {
+    let n = 0;
+    for (const entries of file.live.values()) {
+      for (const entry of entries) {
+        if (!entry.started || entry.finished) continue;
+        entry.finished = true;
+        entry.status = verdict.outcome === 'skipped' ? 'skipped' : 'failed';
+        out.push({ ev: 'finished', id: entry.id, duration_ms: 0, ...verdict });
+        n++;
+      }
+    }
+    return n;
   }
 
   _isFilteredOut(result) {

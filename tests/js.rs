@@ -401,3 +401,39 @@ fn a_snapshot_jest_did_not_write_has_no_expected_value() {
         assert_eq!(compared.actual.as_deref(), Some("5"), "{name}");
     }
 }
+
+/// `--cacheDirectory` in the project: a fresh cache has no timings, so jest
+/// runs the files in two workers instead of in band.
+fn fresh_cache(project: &Path) -> String {
+    format!("--cacheDirectory={}", project.join(".cache").display())
+}
+
+#[test]
+fn tests_a_dead_jest_worker_left_running_fail_with_the_files_error() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-worker-exit", name);
+        let cache = fresh_cache(project.path());
+        let (code, stream) = run_in(project.path(), name, &["--", "--maxWorkers=2", &cache]);
+        assert_eq!(code, 1, "{name}: a failed test, not a crash of jest");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let exits: Vec<_> = found
+            .iter()
+            .filter(|(key, _)| key.starts_with("exit.test.js > calls process.exit"))
+            .collect();
+        assert!(!exits.is_empty(), "{name}: {found:?}");
+        for (key, test) in exits {
+            assert_eq!(test.verdict, "error", "{name}: {key}");
+            let message = test.message.as_deref().unwrap_or_default();
+            assert!(
+                message.contains("child process exceptions"),
+                "{name}: {key}: {message}"
+            );
+        }
+        assert!(
+            !found.contains_key("exit.test.js > Test suite failed to run"),
+            "{name}"
+        );
+        assert_eq!(found["other.test.js > in another file"].verdict, "passed");
+    }
+}
