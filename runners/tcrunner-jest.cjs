@@ -178,6 +178,7 @@ class TcrunnerJestReporter {
     this._sink = openSink();
     if (!this._sink) return;
     this._rootDir = (globalConfig && globalConfig.rootDir) || process.cwd();
+    this._bail = !!(globalConfig && globalConfig.bail);
     const pattern = globalConfig && globalConfig.testNamePattern;
     // Tests the -t filter deselects come back `pending`, like real skips; jest
     // matches its case-insensitive regex against the space-joined full name.
@@ -303,6 +304,16 @@ class TcrunnerJestReporter {
 
   onRunComplete(_contexts, results) {
     if (!this._sink) return;
+    // Files still running: --bail stopped the run after another file failed
+    // (jest exits right after this call). Their running tests never ended.
+    const out = [];
+    for (const file of this._files.values()) {
+      this._finishUnfinished(file, out, { outcome: 'skipped', message: `jest stopped the run${this._bail ? ' (--bail)' : ''} before this test finished` });
+      out.push({ ev: 'suite_done', id: file.id });
+    }
+    this._files.clear();
+    this._running.clear();
+    if (out.length) this._sink.send(...out);
     const err = results && results.runExecError;
     if (err) this._sink.send({ ev: 'log', level: 'error', text: stripAnsi(err.message || err.stack || String(err)) });
   }

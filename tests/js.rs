@@ -437,3 +437,24 @@ fn tests_a_dead_jest_worker_left_running_fail_with_the_files_error() {
         assert_eq!(found["other.test.js > in another file"].verdict, "passed");
     }
 }
+
+#[test]
+fn a_test_running_when_bail_stops_jest_is_stopped_not_crashed() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-bail", name);
+        let cache = fresh_cache(project.path());
+        let args = ["--", "--bail", "--maxWorkers=2", &cache];
+        let (code, stream) = run_in(project.path(), name, &args);
+        assert_eq!(code, 1, "{name}: a failed test, not a crash of jest");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        assert_eq!(found["a.test.js > fails after a pause"].verdict, "failed");
+        let slow = &found["b.test.js > is slow"];
+        assert_eq!(slow.verdict, "ignored", "{name}");
+        assert_eq!(
+            slow.message.as_deref(),
+            Some("jest stopped the run (--bail) before this test finished"),
+            "{name}"
+        );
+    }
+}
