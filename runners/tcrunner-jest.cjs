@@ -27,6 +27,8 @@
 //! `test.each` rows or repeated titles); skipped and todo tests get jest's
 //! location when the project turns `testLocationInResults` on, else the scan's.
 //! Console output reaches the reporter only per file (none with --verbose).
+//! Obsolete snapshots, which fail jest's run with every test passed, are an
+//! error `log` naming them.
 
 const path = require('path');
 const { openSink, stripAnsi, escapePart, scanLines } = require('./tcrunner-common.cjs');
@@ -314,8 +316,27 @@ class TcrunnerJestReporter {
     this._files.clear();
     this._running.clear();
     if (out.length) this._sink.send(...out);
+    // Obsolete snapshots fail jest's run although every test passed: say so,
+    // or the run fails with nothing in the tree to show why.
+    const snapshot = results && results.snapshot;
+    if (snapshot && snapshot.failure && !snapshot.didUpdate) {
+      const where = [];
+      for (const { filePath, keys } of snapshot.uncheckedKeysByFile || []) {
+        where.push(`${this._relative(filePath)}: ${keys.map((k) => `\`${k}\``).join(', ')}`);
+      }
+      for (const file of snapshot.filesRemovedList || []) where.push(`${this._relative(file)} (the whole file)`);
+      if (where.length) {
+        const text = `jest fails the run for obsolete snapshots (remove them with \`jest -u\`): ${where.join('; ')}`;
+        this._sink.send({ ev: 'log', level: 'error', text });
+      }
+    }
     const err = results && results.runExecError;
     if (err) this._sink.send({ ev: 'log', level: 'error', text: stripAnsi(err.message || err.stack || String(err)) });
+  }
+
+  /** A path relative to the root dir, with `/`. */
+  _relative(file) {
+    return path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
   }
 
   /** The FileStates a test-case event may belong to: those running its path. */
@@ -332,7 +353,7 @@ class TcrunnerJestReporter {
     let state = this._files.get(key);
     if (!state) {
       const project = config.displayName && config.displayName.name;
-      let name = path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
+      let name = this._relative(file);
       if (project) name = `[${project}] ${name}`;
       state = new FileState(file, project, key);
       this._files.set(key, state);

@@ -458,3 +458,28 @@ fn a_test_running_when_bail_stops_jest_is_stopped_not_crashed() {
         );
     }
 }
+
+#[test]
+fn obsolete_snapshots_that_fail_jests_run_are_said() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-snapshots", name);
+        let target = "obsolete.test.js";
+        let (code, stream) = run_in(project.path(), name, &["--path", target]);
+        assert_eq!(code, 1, "{name}: jest fails the run");
+        assert_clean(&stream);
+        assert_eq!(
+            tests_by_path(&stream)["obsolete.test.js > kept"].verdict,
+            "passed"
+        );
+        let said: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "message" && m.get("status") == Some("ERROR"))
+            .filter_map(|m| m.get("text").map(str::to_owned))
+            .collect();
+        assert_eq!(
+            said,
+            ["jest fails the run for obsolete snapshots (remove them with `jest -u`): obsolete.test.js: `removed test 1`"],
+            "{name}"
+        );
+    }
+}
