@@ -36,6 +36,9 @@ const { openSink, stripAnsi, escapePart, scanLines } = require('./tcrunner-commo
 // A stack frame line; JetBrains splits message and stack at the first one.
 const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
 
+// Console methods that write to stderr, in node and in jest's verbose console.
+const ERROR_CONSOLE = new Set(['error', 'warn', 'assert', 'trace']);
+
 /** JetBrains JS locationHint path: parts joined by `.`. */
 const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
 
@@ -242,7 +245,7 @@ class TcrunnerJestReporter {
     const out = [];
     const send = (e) => out.push(e);
     for (const entry of testResult.console || []) {
-      const stream = entry.type === 'error' || entry.type === 'warn' ? 'stderr' : 'stdout';
+      const stream = ERROR_CONSOLE.has(entry.type) ? 'stderr' : 'stdout';
       send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
     }
     // Reconcile: tests the live stream never finished (skips, filtered tests).

@@ -483,3 +483,30 @@ fn obsolete_snapshots_that_fail_jests_run_are_said() {
         );
     }
 }
+
+#[test]
+fn jest_console_output_keeps_its_stream() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-console", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 0, "{name}");
+        assert_clean(&stream);
+        let outputs: Vec<(String, String)> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testStdOut" || m.name == "testStdErr")
+            .map(|m| (m.name.clone(), m.get("out").unwrap_or_default().to_owned()))
+            .collect();
+        assert_eq!(
+            outputs,
+            [
+                ("testStdOut".to_owned(), "to stdout\n".to_owned()),
+                ("testStdErr".to_owned(), "a warning\n".to_owned()),
+                (
+                    "testStdErr".to_owned(),
+                    "AssertionError [ERR_ASSERTION]: an assertion\n".to_owned()
+                ),
+            ],
+            "{name}"
+        );
+    }
+}
