@@ -17,7 +17,9 @@
 //! the project there too); a test is `[file, ...titles, title, n]`, where n
 //! numbers tests with the same titles. Pseudo-tests (`n` = -1) carry what no
 //! test carries: `Test suite failed to run` (the file did not load) and
-//! `afterAll hook` (testExecError after the tests ran). A failure jest 30
+//! `afterAll hook` (testExecError after the tests ran); tests still running
+//! when their file's result comes (a worker died under them) carry the file's
+//! error instead. A failure jest 30
 //! adds to a test after reporting it passed (an error from a timer the test
 //! left running) becomes a second node with the test's name. Tests are declared
 //! when they start, before jest knows their location, so a started test's
@@ -25,12 +27,17 @@
 //! `test.each` rows or repeated titles); skipped and todo tests get jest's
 //! location when the project turns `testLocationInResults` on, else the scan's.
 //! Console output reaches the reporter only per file (none with --verbose).
+//! Obsolete snapshots, which fail jest's run with every test passed, are an
+//! error `log` naming them.
 
 const path = require('path');
 const { openSink, stripAnsi, escapePart, scanLines } = require('./tcrunner-common.cjs');
 
 // A stack frame line; JetBrains splits message and stack at the first one.
 const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
+
+// Console methods that write to stderr, in node and in jest's verbose console.
+const ERROR_CONSOLE = new Set(['error', 'warn', 'assert', 'trace']);
 
 /** JetBrains JS locationHint path: parts joined by `.`. */
 const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
@@ -132,7 +139,10 @@ function describeFailure(result, rootDir) {
     details: cleanDetails(text),
   };
   if (!failure.message) failure.message = 'Failure cause not provided';
-  if (matcher && (matcher.expected !== undefined || matcher.actual !== undefined)) {
+  // A snapshot matcher without a stored snapshot (`--ci` does not write new
+  // ones) has no expected value: there is nothing to compare against.
+  const noSnapshot = matcher && /Snapshot$/.test(matcher.name || '') && matcher.expected === undefined;
+  if (matcher && !noSnapshot && (matcher.expected !== undefined || matcher.actual !== undefined)) {
     const expected = stringify(matcher.expected, rootDir);
     const actual = stringify(matcher.actual, rootDir);
     if (expected !== actual) Object.assign(failure, { expected, actual });
@@ -173,6 +183,7 @@ class TcrunnerJestReporter {
     this._sink = openSink();
     if (!this._sink) return;
     this._rootDir = (globalConfig && globalConfig.rootDir) || process.cwd();
+    this._bail = !!(globalConfig && globalConfig.bail);
     const pattern = globalConfig && globalConfig.testNamePattern;
     // Tests the -t filter deselects come back `pending`, like real skips; jest
     // matches its case-insensitive regex against the space-joined full name.
@@ -234,7 +245,7 @@ class TcrunnerJestReporter {
     const out = [];
     const send = (e) => out.push(e);
     for (const entry of testResult.console || []) {
-      const stream = entry.type === 'error' || entry.type === 'warn' ? 'stderr' : 'stdout';
+      const stream = ERROR_CONSOLE.has(entry.type) ? 'stderr' : 'stdout';
       send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
     }
     // Reconcile: tests the live stream never finished (skips, filtered tests).
@@ -275,7 +286,14 @@ class TcrunnerJestReporter {
     // Files that crashed: nothing ran, or something failed after the tests.
     const execError = testResult.testExecError;
     const hasTests = (testResult.testResults || []).length > 0;
-    if (execError || (!hasTests && testResult.failureMessage)) {
+    const crashed = execError || (!hasTests && testResult.failureMessage);
+    // Tests still running when their file ends died with it (a worker that
+    // exited under them, retried by jest until it gave up): they carry the
+    // file's error rather than a pseudo-test.
+    const stopped = this._finishUnfinished(file, out, crashed
+      ? this._execFailure(execError, testResult.failureMessage)
+      : { outcome: 'error', message: 'jest ended this test file while the test was running' });
+    if (crashed && !stopped) {
       const name = hasTests ? 'afterAll hook' : 'Test suite failed to run';
       const id = `${file.head},${JSON.stringify(name)},-1]`;
       send({ ev: 'test', id, parent: file.id, name, kind: 'test', file: file.file, hint: `test://${locationPath([file.file, name])}` });
@@ -291,8 +309,37 @@ class TcrunnerJestReporter {
 
   onRunComplete(_contexts, results) {
     if (!this._sink) return;
+    // Files still running: --bail stopped the run after another file failed
+    // (jest exits right after this call). Their running tests never ended.
+    const out = [];
+    for (const file of this._files.values()) {
+      this._finishUnfinished(file, out, { outcome: 'skipped', message: `jest stopped the run${this._bail ? ' (--bail)' : ''} before this test finished` });
+      out.push({ ev: 'suite_done', id: file.id });
+    }
+    this._files.clear();
+    this._running.clear();
+    if (out.length) this._sink.send(...out);
+    // Obsolete snapshots fail jest's run although every test passed: say so,
+    // or the run fails with nothing in the tree to show why.
+    const snapshot = results && results.snapshot;
+    if (snapshot && snapshot.failure && !snapshot.didUpdate) {
+      const where = [];
+      for (const { filePath, keys } of snapshot.uncheckedKeysByFile || []) {
+        where.push(`${this._relative(filePath)}: ${keys.map((k) => `\`${k}\``).join(', ')}`);
+      }
+      for (const file of snapshot.filesRemovedList || []) where.push(`${this._relative(file)} (the whole file)`);
+      if (where.length) {
+        const text = `jest fails the run for obsolete snapshots (remove them with \`jest -u\`): ${where.join('; ')}`;
+        this._sink.send({ ev: 'log', level: 'error', text });
+      }
+    }
     const err = results && results.runExecError;
     if (err) this._sink.send({ ev: 'log', level: 'error', text: stripAnsi(err.message || err.stack || String(err)) });
+  }
+
+  /** A path relative to the root dir, with `/`. */
+  _relative(file) {
+    return path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
   }
 
   /** The FileStates a test-case event may belong to: those running its path. */
@@ -309,7 +356,7 @@ class TcrunnerJestReporter {
     let state = this._files.get(key);
     if (!state) {
       const project = config.displayName && config.displayName.name;
-      let name = path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
+      let name = this._relative(file);
       if (project) name = `[${project}] ${name}`;
       state = new FileState(file, project, key);
       this._files.set(key, state);
@@ -382,6 +429,21 @@ class TcrunnerJestReporter {
         Object.assign(event, describeFailure(result, this._rootDir));
     }
     out.push(event);
+  }
+
+  /** Finishes (into `out`) a file's started, unfinished tests with `verdict`; returns how many. */
+  _finishUnfinished(file, out, verdict) {
+    let n = 0;
+    for (const entries of file.live.values()) {
+      for (const entry of entries) {
+        if (!entry.started || entry.finished) continue;
+        entry.finished = true;
+        entry.status = verdict.outcome === 'skipped' ? 'skipped' : 'failed';
+        out.push({ ev: 'finished', id: entry.id, duration_ms: 0, ...verdict });
+        n++;
+      }
+    }
+    return n;
   }
 
   _isFilteredOut(result) {

@@ -373,3 +373,140 @@ fn vitest_console_output_carries_no_colour_codes() {
         .collect();
     assert_eq!(outputs, ["answer 42\n"]);
 }
+
+#[test]
+fn a_snapshot_jest_did_not_write_has_no_expected_value() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-snapshots", name);
+        // --ci, as on a CI server: jest writes no new snapshots.
+        let (code, stream) = run_in(project.path(), name, &["--", "--ci"]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        for key in [
+            "missing.test.js > has no stored snapshot",
+            "missing.test.js > has no inline snapshot",
+        ] {
+            let test = &found[key];
+            assert_eq!(test.verdict, "failed", "{name}: {key}");
+            assert_eq!(
+                (&test.expected, &test.actual),
+                (&None, &None),
+                "{name}: {key}"
+            );
+        }
+        // An expected `undefined` that a matcher compared against stays.
+        let compared = &found["missing.test.js > compares with undefined"];
+        assert_eq!(compared.expected.as_deref(), Some("undefined"), "{name}");
+        assert_eq!(compared.actual.as_deref(), Some("5"), "{name}");
+    }
+}
+
+/// `--cacheDirectory` in the project: a fresh cache has no timings, so jest
+/// runs the files in two workers instead of in band.
+fn fresh_cache(project: &Path) -> String {
+    format!("--cacheDirectory={}", project.join(".cache").display())
+}
+
+#[test]
+fn tests_a_dead_jest_worker_left_running_fail_with_the_files_error() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-worker-exit", name);
+        let cache = fresh_cache(project.path());
+        let (code, stream) = run_in(project.path(), name, &["--", "--maxWorkers=2", &cache]);
+        assert_eq!(code, 1, "{name}: a failed test, not a crash of jest");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let exits: Vec<_> = found
+            .iter()
+            .filter(|(key, _)| key.starts_with("exit.test.js > calls process.exit"))
+            .collect();
+        assert!(!exits.is_empty(), "{name}: {found:?}");
+        for (key, test) in exits {
+            assert_eq!(test.verdict, "error", "{name}: {key}");
+            let message = test.message.as_deref().unwrap_or_default();
+            assert!(
+                message.contains("child process exceptions"),
+                "{name}: {key}: {message}"
+            );
+        }
+        assert!(
+            !found.contains_key("exit.test.js > Test suite failed to run"),
+            "{name}"
+        );
+        assert_eq!(found["other.test.js > in another file"].verdict, "passed");
+    }
+}
+
+#[test]
+fn a_test_running_when_bail_stops_jest_is_stopped_not_crashed() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-bail", name);
+        let cache = fresh_cache(project.path());
+        let args = ["--", "--bail", "--maxWorkers=2", &cache];
+        let (code, stream) = run_in(project.path(), name, &args);
+        assert_eq!(code, 1, "{name}: a failed test, not a crash of jest");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        assert_eq!(found["a.test.js > fails after a pause"].verdict, "failed");
+        let slow = &found["b.test.js > is slow"];
+        assert_eq!(slow.verdict, "ignored", "{name}");
+        assert_eq!(
+            slow.message.as_deref(),
+            Some("jest stopped the run (--bail) before this test finished"),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn obsolete_snapshots_that_fail_jests_run_are_said() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-snapshots", name);
+        let target = "obsolete.test.js";
+        let (code, stream) = run_in(project.path(), name, &["--path", target]);
+        assert_eq!(code, 1, "{name}: jest fails the run");
+        assert_clean(&stream);
+        assert_eq!(
+            tests_by_path(&stream)["obsolete.test.js > kept"].verdict,
+            "passed"
+        );
+        let said: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "message" && m.get("status") == Some("ERROR"))
+            .filter_map(|m| m.get("text").map(str::to_owned))
+            .collect();
+        assert_eq!(
+            said,
+            ["jest fails the run for obsolete snapshots (remove them with `jest -u`): obsolete.test.js: `removed test 1`"],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn jest_console_output_keeps_its_stream() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-console", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 0, "{name}");
+        assert_clean(&stream);
+        let outputs: Vec<(String, String)> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testStdOut" || m.name == "testStdErr")
+            .map(|m| (m.name.clone(), m.get("out").unwrap_or_default().to_owned()))
+            .collect();
+        assert_eq!(
+            outputs,
+            [
+                ("testStdOut".to_owned(), "to stdout\n".to_owned()),
+                ("testStdErr".to_owned(), "a warning\n".to_owned()),
+                (
+                    "testStdErr".to_owned(),
+                    "AssertionError [ERR_ASSERTION]: an assertion\n".to_owned()
+                ),
+            ],
+            "{name}"
+        );
+    }
+}
