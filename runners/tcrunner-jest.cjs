@@ -125,16 +125,19 @@ function jestVersion(rootDir) {
 
 /**
  * What a test's failures say: outcome, message, details, expected/actual.
- * An assertion (a `matcherResult` in `failureDetails`) is `failed`; any other
- * thrown error is `error`.
+ * An assertion (a `matcherResult` in `failureDetails`, or jest's own
+ * assertion error, which starts with its matcher hint: `expect.assertions(2)`,
+ * `expect(received).rejects.toThrow()`) is `failed`; any other thrown error
+ * is `error`.
  */
 function describeFailure(result, rootDir) {
   const messages = result.failureMessages || [];
   const detailsList = result.failureDetails || [];
   const matcher = detailsList.map((d) => d && d.matcherResult).find((m) => m && typeof m === 'object');
+  const assertion = matcher || detailsList.some((d) => d && typeof d.message === 'string' && /^expect[.(]/.test(d.message));
   const text = messages.length ? messages.join('\n\n') : '';
   const failure = {
-    outcome: matcher ? 'failed' : 'error',
+    outcome: assertion ? 'failed' : 'error',
     message: firstParagraph(matcher && matcher.message ? stripAnsi(matcher.message) : messageOf(text)),
     details: cleanDetails(text),
   };

@@ -402,6 +402,32 @@ fn a_snapshot_jest_did_not_write_has_no_expected_value() {
     }
 }
 
+#[test]
+fn jests_own_assertion_errors_are_failures_not_errors() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-assertions", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let verdicts: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(key, test)| (key.as_str(), test.verdict.as_str()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("assertions.test.js > expects a rejection", "failed"),
+                ("assertions.test.js > expects a resolution", "failed"),
+                ("assertions.test.js > makes none", "failed"),
+                ("assertions.test.js > makes too few assertions", "failed"),
+                ("assertions.test.js > throws a TypeError", "error"),
+            ],
+            "{name}"
+        );
+    }
+}
+
 /// `--cacheDirectory` in the project: a fresh cache has no timings, so jest
 /// runs the files in two workers instead of in band.
 fn fresh_cache(project: &Path) -> String {
