@@ -47,8 +47,13 @@ const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim
 const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
 
 /** An assertion (`failed`) rather than some other error (`error`). */
+// vitest's own checks of the assertion count throw a plain Error.
+const ASSERTION_COUNT = /^expected (number of assertions to be \d+|any number of assertion), but got /;
+
 const isAssertion = (err) =>
-  !!err && (/AssertionError/.test(err.name || '') || (typeof err.expected === 'string' && typeof err.actual === 'string'));
+  !!err && (/AssertionError/.test(err.name || '')
+    || (typeof err.expected === 'string' && typeof err.actual === 'string')
+    || ASSERTION_COUNT.test(err.message || ''));
 
 /**
  * What a thrown value that is not an error (`throw {code: 42}`) shows: vitest

@@ -363,6 +363,31 @@ fn vitest_shows_a_thrown_plain_object() {
 }
 
 #[test]
+fn vitests_assertion_count_checks_are_failures_not_errors() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let project = case_project("vitest-assertions", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let verdicts: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(key, test)| (key.as_str(), test.verdict.as_str()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("assertions.test.ts > expects a resolution", "failed"),
+                ("assertions.test.ts > makes none", "failed"),
+                ("assertions.test.ts > makes too few assertions", "failed"),
+                ("assertions.test.ts > throws a TypeError", "error"),
+            ],
+            "{name}"
+        );
+    }
+}
+
+#[test]
 fn vitest_console_output_carries_no_colour_codes() {
     let project = case_project("vitest-values", "vitest4");
     let (_, stream) = run_in(project.path(), "vitest4", &[]);
