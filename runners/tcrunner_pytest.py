@@ -43,6 +43,7 @@ import pprint
 import re
 import select
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -62,6 +63,9 @@ _ROOT_IDS = ("", ".")
 # Comparisons larger than this (expected + actual) are not sent: the diff
 # viewer chokes on them and the text is in the details anyway.
 _MAX_COMPARISON = 1 << 20
+# How far up from our assertrepr hook the failing assert's frame may be
+# (pluggy's call, pytest's callbinrepr, _reprcompare, _call_reprcompare).
+_FRAMES_TO_ASSERT = 12
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -120,7 +124,10 @@ def _silence_teamcity_messages(config):
 
 # --- comparisons, captured where the test runs ---------------------------------
 
-# The last comparison that failed in the running phase: (expected, actual).
+# The last comparison that failed in the running phase: (expected, actual,
+# where). `where` says which exception it belongs to, so that a comparison
+# that failed inside `pytest.raises(AssertionError)` (or was caught by the
+# test) is not pinned on a later failure that compared nothing.
 _last_comparison = [None]
 
 
@@ -130,16 +137,57 @@ def _format_value(value):
     return pprint.pformat(value)
 
 
-def _remember(expected, actual):
+def _remember(expected, actual, where):
     try:
         expected, actual = _format_value(expected), _format_value(actual)
     except Exception:
         _last_comparison[0] = None
         return
     if len(expected) + len(actual) <= _MAX_COMPARISON:
-        _last_comparison[0] = (expected, actual)
+        _last_comparison[0] = (expected, actual, where)
     else:
         _last_comparison[0] = None
+
+
+def _failing_assert():
+    """``(frame, line)`` of the rewritten ``assert`` whose comparison pytest is
+    explaining, or None.
+
+    pytest calls ``pytest_assertrepr_compare`` only when an ``assert`` fails,
+    from the frame that holds it (its ``@py_assert`` temporaries are locals
+    there), and raises the AssertionError from that frame and line right after.
+    """
+    frame = sys._getframe(1)
+    for _ in range(_FRAMES_TO_ASSERT):
+        if frame is None:
+            break
+        if any(name.startswith("@py_assert") for name in frame.f_code.co_varnames):
+            return frame, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _raised_at(exc):
+    """``(frame, line)`` where ``exc`` was raised: its innermost traceback entry."""
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame, tb.tb_lineno
+
+
+def _comparison_of(exc, comparison):
+    """The remembered ``[expected, actual]`` when it belongs to ``exc``."""
+    if comparison is None or not isinstance(exc, AssertionError):
+        return None
+    expected, actual, where = comparison
+    if where is exc:  # unittest's assertEqual
+        return [expected, actual]
+    raised = _raised_at(exc)
+    if isinstance(where, tuple) and raised is not None and raised[0] is where[0] and raised[1] == where[1]:
+        return [expected, actual]
+    return None
 
 
 def _patched_assert_equal(original):
@@ -147,10 +195,10 @@ def _patched_assert_equal(original):
         __tracebackhide__ = True
         try:
             original(self, first, second, msg)
-        except AssertionError:
+        except AssertionError as exc:
             # teamcity-messages' diff_tools builds EqualsAssertionError(first,
             # second): unittest's first argument is the expected value.
-            _remember(first, second)
+            _remember(first, second, exc)
             raise
 
     assertEqual.tcrunner_original = original
@@ -177,7 +225,9 @@ class _Probe:
     @pytest.hookimpl(tryfirst=True)
     def pytest_assertrepr_compare(self, config, op, left, right):
         # Any operator, as teamcity-messages: `assert a < b` gives expected=b.
-        _remember(right, left)
+        where = _failing_assert()
+        if where is not None:
+            _remember(right, left, where)
         return None
 
     @pytest.hookimpl(wrapper=True)
@@ -221,8 +271,9 @@ def _classify(report, exc, comparison):
     elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
         # pytest.fail() is an explicit verdict, not a crash: a failure.
         report.tcrunner_kind = "failed"
-        if comparison is not None and isinstance(exc, AssertionError):
-            report.tcrunner_comparison = list(comparison)
+        comparison = _comparison_of(exc, comparison)
+        if comparison is not None:
+            report.tcrunner_comparison = comparison
     else:
         report.tcrunner_kind = "error"
 

@@ -618,3 +618,47 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
         assert_eq!(found, [want], "--target {target}");
     }
 }
+
+const EDGES: &str = "pytest-edges";
+
+/// Runs one file of tests/fixtures/pytest-edges with pytest 9; returns the
+/// finished run after checking its stream is clean.
+fn run_edge(file: &str, args: &[&str]) -> util::Run {
+    let project = Project::copy(EDGES);
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", file])
+        .args(args)
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    run
+}
+
+/// A comparison that failed inside `pytest.raises(AssertionError)` (or was
+/// caught by the test) is not the diff of a later failure that compared
+/// nothing; a later failing comparison has its own values.
+#[test]
+fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
+    let run = run_edge("test_comparisons.py", &[]);
+    let tests = tests_by_path(&run.stdout);
+    let get = |name: &str| {
+        tests
+            .iter()
+            .find(|(k, _)| k.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} missing: {tests:#?}"))
+            .1
+    };
+    for name in [
+        "test_caught_comparison_then_bare_assert",
+        "test_caught_comparison_then_raised_message",
+        "CaughtAssertEqual > test_caught_assert_equal_then_assert_true",
+    ] {
+        let test = get(name);
+        assert_eq!(test.verdict, "failed", "{name}");
+        assert_eq!((&test.expected, &test.actual), (&None, &None), "{name}");
+    }
+    let test = get("test_caught_comparison_then_another");
+    assert_eq!(
+        (test.expected.as_deref(), test.actual.as_deref()),
+        (Some("4"), Some("3"))
+    );
+}
