@@ -84,6 +84,11 @@ def _open_channel():
         _channel.append(writer)
         if writer is not None:
             writer.send({"ev": "hello", "runner": "pytest", "version": pytest.__version__})
+            if hasattr(os, "register_at_fork"):
+                # Only pytest's own process reports: a test that forks and
+                # whose child returns into pytest (instead of os._exit) would
+                # otherwise report the rest of the session a second time.
+                os.register_at_fork(after_in_child=writer.silence)
     return _channel[0]
 
 
@@ -492,6 +497,11 @@ class _Writer:
                     select.select([], [fd], [], 1.0)
         except (OSError, ValueError):
             self.fd = None
+
+    def silence(self):
+        """Writes nothing more (in a forked child: the pipe is the parent's)."""
+        self.fd = None
+        self.batch = None
 
     def gather(self):
         self.batch = []

@@ -662,3 +662,22 @@ fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
         (Some("4"), Some("3"))
     );
 }
+
+/// A forked child that goes on running pytest reports nothing: every test
+/// appears once, in its file, and no copy of a test lands at the root.
+#[test]
+fn a_forked_child_running_on_in_pytest_reports_nothing() {
+    let run = run_edge("test_fork.py", &[]);
+    run.assert_code(0);
+    let found: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+    assert_eq!(
+        found,
+        [
+            "test_fork.py > test_after_the_fork",
+            "test_fork.py > test_before_the_fork",
+            "test_fork.py > test_forks",
+        ],
+        "{}",
+        run.describe()
+    );
+}
