@@ -759,6 +759,9 @@ class _Reporter:
 
     # --- running ---
 
+    # First, before the terminal writes the test's node id (-v, log_cli): the
+    # IDE puts text under the test that is running when it arrives.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
         try:
             if nodeid in self.running or nodeid in self.finished:

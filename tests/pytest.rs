@@ -681,3 +681,41 @@ fn a_forked_child_running_on_in_pytest_reports_nothing() {
         run.describe()
     );
 }
+
+/// pytest's own line for a test (`-v`, or log_cli: `test_verbose.py::test_two `)
+/// comes after our `started` for it. Before, it came while the previous test
+/// was still running, and the IDE shows text under the test running when it
+/// arrives. Checked on one stream, exactly: the plugin's events go to
+/// pytest's own stdout here (tcrunner reads two pipes, whose order is exact
+/// only for text written before an event, docs/faults.md).
+#[test]
+fn a_tests_verbose_line_follows_its_start() {
+    let project = Project::copy(EDGES);
+    let out = std::process::Command::new(python(9))
+        .args([
+            "-m",
+            "pytest",
+            "-p",
+            "tcrunner_pytest",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .args(["-v", "test_verbose.py"])
+        .env("TCRUNNER_EVENT_FD", "1")
+        .env("PYTHONPATH", path("runners"))
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for name in ["test_one", "test_two", "test_three"] {
+        let id = format!("test_verbose.py::{name}");
+        let started = text
+            .find(&format!(r#"{{"ev":"started","id":"{id}"}}"#))
+            .unwrap_or_else(|| panic!("no start of {name}: {text}"));
+        let line = text
+            .find(&format!("{id} "))
+            .unwrap_or_else(|| panic!("no line of {name}: {text}"));
+        assert!(started < line, "{name}: {text}");
+    }
+}
