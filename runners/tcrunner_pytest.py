@@ -49,6 +49,8 @@ import time
 import traceback
 import unittest
 
+import _pytest
+import pluggy
 import pytest
 
 # Hides the unittest assertEqual wrapper below from unittest tracebacks.
@@ -965,6 +967,24 @@ class _Reporter:
                 piece = text[start : start + _OUTPUT_PIECE]
                 self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
 
+    def pytest_keyboard_interrupt(self, excinfo):
+        # pytest.exit() in a test or its fixtures: pytest stops the session on
+        # purpose and never reports the test. It ends as an error that says
+        # why and where, instead of looking like pytest died under it. A
+        # KeyboardInterrupt (Ctrl-C, tcrunner stopping pytest) leaves the test
+        # running, for tcrunner to mark it stopped.
+        try:
+            if not isinstance(excinfo.value, pytest.exit.Exception) or not self.running:
+                return
+            message = "pytest.exit: %s" % (excinfo.value.msg,)
+            details = _traceback_outside_pytest(excinfo.value)
+            for node_id, run in list(self.running.items()):
+                run.outcome, run.message, run.details, run.comparison = "error", message, details, None
+                self._finish(node_id, run)
+            self.writer.flush()
+        except Exception as exc:
+            self._internal_error("pytest_keyboard_interrupt", exc)
+
     def pytest_internalerror(self, excrepr, excinfo):
         # pytest itself failed (a plugin's or conftest's hook raised): a test
         # of its own carries the traceback, so the tree shows the crash
@@ -1088,6 +1108,15 @@ def _summary(longrepr):
         if line.startswith("E   "):
             return line[1:].strip()
     return _first_line(text)
+
+
+def _traceback_outside_pytest(exc):
+    """The traceback of ``exc`` without pytest's and pluggy's own frames (the
+    session loop around a test), as Python prints it."""
+    inside = tuple(os.path.dirname(module.__file__) + os.sep for module in (_pytest, pluggy))
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not frame.filename.startswith(inside)]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip("\n")
 
 
 def _timed_out(report):
