@@ -53,7 +53,7 @@ import _pytest
 import pluggy
 import pytest
 
-# Hides the unittest assertEqual wrapper below from unittest tracebacks.
+# Hides the unittest equality wrappers below from unittest tracebacks.
 __unittest = True
 
 _REPORTER = "tcrunner-reporter"
@@ -189,7 +189,7 @@ def _comparison_of(exc, comparison):
     if comparison is None or not isinstance(exc, AssertionError):
         return None
     expected, actual, where = comparison
-    if where is exc:  # unittest's assertEqual
+    if where is exc:  # unittest's assertEqual and friends
         return [expected, actual]
     raised = _raised_at(exc)
     if isinstance(where, tuple) and raised is not None and raised[0] is where[0] and raised[1] == where[1]:
@@ -197,19 +197,34 @@ def _comparison_of(exc, comparison):
     return None
 
 
-def _patched_assert_equal(original):
-    def assertEqual(self, first, second, msg=None):
+# unittest's assertions that two values are equal. teamcity-messages patches
+# assertEqual only; the typed ones are as often called directly
+# (assertDictEqual(a, b)) and compare two values just the same.
+_UNITTEST_EQUALITY = (
+    "assertEqual",
+    "assertListEqual",
+    "assertTupleEqual",
+    "assertDictEqual",
+    "assertSetEqual",
+    "assertSequenceEqual",
+    "assertMultiLineEqual",
+)
+
+
+def _patched_equality(original):
+    def assertion(self, first, second, *args, **kwargs):
         __tracebackhide__ = True
         try:
-            original(self, first, second, msg)
+            original(self, first, second, *args, **kwargs)
         except AssertionError as exc:
             # teamcity-messages' diff_tools builds EqualsAssertionError(first,
             # second): unittest's first argument is the expected value.
             _remember(first, second, exc)
             raise
 
-    assertEqual.tcrunner_original = original
-    return assertEqual
+    assertion.__name__ = original.__name__
+    assertion.tcrunner_original = original
+    return assertion
 
 
 class _Probe:
@@ -219,15 +234,16 @@ class _Probe:
     serialization (``_report_to_json`` keeps unknown attributes)."""
 
     def pytest_configure(self, config):
-        current = unittest.TestCase.assertEqual
-        if not hasattr(current, "tcrunner_original"):
-            unittest.TestCase.assertEqual = _patched_assert_equal(current)
+        for name in _UNITTEST_EQUALITY:
+            current = getattr(unittest.TestCase, name, None)
+            if current is not None and not hasattr(current, "tcrunner_original"):
+                setattr(unittest.TestCase, name, _patched_equality(current))
 
     def pytest_unconfigure(self, config):
-        current = unittest.TestCase.assertEqual
-        original = getattr(current, "tcrunner_original", None)
-        if original is not None:
-            unittest.TestCase.assertEqual = original
+        for name in _UNITTEST_EQUALITY:
+            original = getattr(getattr(unittest.TestCase, name, None), "tcrunner_original", None)
+            if original is not None:
+                setattr(unittest.TestCase, name, original)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_assertrepr_compare(self, config, op, left, right):

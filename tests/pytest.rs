@@ -719,3 +719,37 @@ fn a_tests_verbose_line_follows_its_start() {
         assert!(started < line, "{name}: {text}");
     }
 }
+
+/// unittest's typed equality assertions called directly (assertDictEqual
+/// and the like) carry their two values, as assertEqual does.
+#[test]
+fn unittest_typed_equality_assertions_carry_their_values() {
+    let run = run_edge("test_comparisons.py", &["--", "-k", "DirectEquality"]);
+    let found: BTreeMap<String, (Option<String>, Option<String>)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(k, t)| {
+            let name = k.rsplit(" > ").next().unwrap().to_owned();
+            (name, (t.expected, t.actual))
+        })
+        .collect();
+    let pair = |e: &str, a: &str| (Some(e.to_owned()), Some(a.to_owned()));
+    let want = BTreeMap::from([
+        (
+            "test_assert_dict_equal".to_owned(),
+            pair("{'a': 1}", "{'a': 2}"),
+        ),
+        (
+            "test_assert_list_equal".to_owned(),
+            pair("[1, 2, 3]", "[1, 2, 4]"),
+        ),
+        (
+            "test_assert_multi_line_equal".to_owned(),
+            pair("'a\\nb\\n'", "'a\\nc\\n'"),
+        ),
+        (
+            "test_assert_sequence_equal".to_owned(),
+            pair("(1, 2)", "(1, 3)"),
+        ),
+    ]);
+    assert_eq!(found, want, "{}", run.describe());
+}
