@@ -345,9 +345,12 @@ class _Alarm:
     never between phases (pytest's reporting must not be interrupted), and is
     always disarmed with the previous SIGALRM handler put back.
 
-    Left alone: a test that pytest-timeout limits itself, a test for which an
-    ``ITIMER_REAL`` alarm is already running (a conftest's, pytest-timeout's
-    signal method), and a SIGALRM handler installed from C.
+    Left alone: a test that pytest-timeout limits to no more than our limit,
+    a phase during which someone else's ``ITIMER_REAL`` alarm (a conftest's,
+    pytest-timeout's signal method) will ring before ours, and a SIGALRM
+    handler installed from C. Someone else's later alarm is held while ours
+    runs and re-armed with the time it has left, so a project-wide
+    pytest-timeout default does not turn ``--timeout`` off.
 
     The handler raises ``TimedOut`` wherever the test is, so the failure's
     traceback shows where it was stuck; the verdict is an ``error`` with the
@@ -370,34 +373,44 @@ class _Alarm:
             self.fired = TimedOut(self.message)
             raise self.fired
 
-    def _timed_by_pytest_timeout(self, item):
-        """Whether pytest-timeout limits this test (its ``--timeout``, ``timeout``
-        ini option, ``PYTEST_TIMEOUT`` or a ``timeout`` marker)."""
+    def _pytest_timeout_limit(self, item):
+        """The seconds pytest-timeout limits this test to, or None: its
+        ``timeout`` marker, else the first of its ``--timeout``,
+        ``PYTEST_TIMEOUT`` and ``timeout`` ini option that is set, as
+        pytest-timeout reads them (0 turns its limit off)."""
         manager = self.config.pluginmanager
         if not (manager.has_plugin("timeout") or manager.has_plugin("pytest_timeout")):
-            return False
-        if item.get_closest_marker("timeout") is not None:
-            return True
-        values = [self.config.getoption("timeout", None), os.environ.get("PYTEST_TIMEOUT")]
-        try:
-            values.append(self.config.getini("timeout"))
-        except (ValueError, KeyError):
-            pass
-        for value in values:
+            return None
+        marker = item.get_closest_marker("timeout")
+        if marker is not None:
+            values = [marker.kwargs.get("timeout", marker.args[0] if marker.args else None)]
+        else:
+            values = [self.config.getoption("timeout", None), os.environ.get("PYTEST_TIMEOUT")]
             try:
-                if value is not None and value != "" and float(value) > 0:
-                    return True
-            except (TypeError, ValueError):
+                values.append(self.config.getini("timeout"))
+            except (ValueError, KeyError):
                 pass
-        return False
+        for value in values:
+            if value is None or value == "":
+                continue
+            try:
+                seconds = float(value)
+            except (TypeError, ValueError):
+                return None
+            return seconds if seconds > 0 else None
+        return None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item):
         __tracebackhide__ = True
         self.deadline = None
         self.fired = None
-        if threading.current_thread() is threading.main_thread() and not self._timed_by_pytest_timeout(item):
-            self.deadline = time.monotonic() + self.seconds
+        if threading.current_thread() is threading.main_thread():
+            # A shorter (or equal) limit of pytest-timeout's is left to it; a
+            # longer one (a project-wide default) does not turn ours off.
+            theirs = self._pytest_timeout_limit(item)
+            if theirs is None or theirs > self.seconds:
+                self.deadline = time.monotonic() + self.seconds
         return (yield from self._phase(False))
 
     @pytest.hookimpl(wrapper=True)
@@ -427,10 +440,16 @@ class _Alarm:
             self.fired = TimedOut(self.message)
             raise self.fired  # the phase does not start
         previous = signal.getsignal(signal.SIGALRM)
-        if previous is None or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-            return (yield)  # a handler from C, or someone else's alarm is running
+        if previous is None:
+            return (yield)  # a handler installed from C: not ours to replace
+        # Someone else's alarm (a conftest's, pytest-timeout's signal method):
+        # left alone when it rings first, else held while ours runs.
+        theirs = signal.getitimer(signal.ITIMER_REAL)
+        if 0 < theirs[0] <= left:
+            return (yield)
         signal.signal(signal.SIGALRM, self._on_alarm)
         self.armed = True
+        armed_at = time.monotonic()
         signal.setitimer(signal.ITIMER_REAL, left)
         try:
             result = yield
@@ -445,6 +464,10 @@ class _Alarm:
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            if theirs[0] > 0:
+                # Theirs runs on with the time it has left (at once if none).
+                rest = theirs[0] - (time.monotonic() - armed_at)
+                signal.setitimer(signal.ITIMER_REAL, max(rest, 1e-6), theirs[1])
         if self.fired is not None:
             # The test caught ours and went on. Raised again, the same
             # exception keeps its traceback: where the test was stuck.
