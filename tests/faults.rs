@@ -56,6 +56,26 @@ fn assert_contains(haystack: &str, needle: &str, run: &Run) {
 
 // --- the framework dies mid-test ---------------------------------------------
 
+/// pytest-timeout's thread method ends pytest with `os._exit(1)` after
+/// dumping every thread's stack on pytest's stdout: that dump is the story of
+/// the crash, so it is in the test's details beside pytest's last stderr.
+#[test]
+fn pytest_dying_after_a_stack_dump_on_stdout_keeps_it_as_details() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_timeout_thread.py"])
+        .run(LIMIT);
+    assert_sound(&run, 71);
+    let failure = run.failure_of("test_hangs");
+    assert_contains(
+        &failure,
+        "message='pytest exited with code 1 during this test'",
+        &run,
+    );
+    assert_contains(&failure, "last output on stdout:", &run);
+    assert_contains(&failure, "in test_hangs", &run);
+}
+
 /// `pytest.exit()` in a test is pytest stopping on purpose, not a crash: the
 /// test fails with the reason and where it was called, and the run ends with
 /// the code the test chose.
