@@ -1123,6 +1123,11 @@ def _class_line(cls, path):
     return found
 
 
+# `ValueError:`, `Failed:`, `mod.CustomError:`: an exception line whose
+# message is empty on that line.
+_BARE_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w.]*:$")
+
+
 def _first_line(text):
     for line in text.splitlines():
         if line.strip():
@@ -1135,6 +1140,12 @@ def _summary(longrepr):
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None:
         line = _first_line(crash.message)
+        if _BARE_EXCEPTION_NAME.match(line):
+            # `ValueError: ` and the message on the lines after: it starts
+            # with a line break (`raise ValueError("\nwhy")`).
+            rest = crash.message.strip().split("\n", 1)[1:]
+            if rest and _first_line(rest[0]):
+                line += " " + _first_line(rest[0])
         # pytest keeps the class name when the explanation has more lines.
         if line.startswith("AssertionError: assert "):
             line = line[len("AssertionError: ") :]

@@ -753,3 +753,30 @@ fn unittest_typed_equality_assertions_carry_their_values() {
     ]);
     assert_eq!(found, want, "{}", run.describe());
 }
+
+/// A failure whose text starts with a line break (`ValueError("\nwhy")`)
+/// has the exception's name and its first line of text as message, not the
+/// name alone (`ValueError:`).
+#[test]
+fn a_message_after_a_line_break_is_kept() {
+    let run = run_edge("test_messages.py", &[]);
+    let found: BTreeMap<String, Option<String>> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(k, t)| (k.rsplit(" > ").next().unwrap().to_owned(), t.message))
+        .collect();
+    let want = BTreeMap::from([
+        (
+            "test_assertion_message_after_a_line_break".to_owned(),
+            Some("AssertionError: expected a, got b".to_owned()),
+        ),
+        (
+            "test_error_message_after_blank_lines".to_owned(),
+            Some("ValueError: the reason is here".to_owned()),
+        ),
+        (
+            "test_fail_message_after_a_line_break".to_owned(),
+            Some("Failed: why it failed".to_owned()),
+        ),
+    ]);
+    assert_eq!(found, want, "{}", run.describe());
+}
