@@ -805,11 +805,15 @@ class _Reporter:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
         try:
-            if nodeid in self.running or nodeid in self.finished:
-                # pytest-rerunfailures runs it again: still the same test; or
-                # a duplicate (--keep-duplicates): the first verdict stands.
-                return
-            if nodeid not in self.declared:
+            if nodeid in self.running:
+                return  # pytest-rerunfailures runs it again: still the same test
+            if nodeid in self.finished:
+                # Run once more under the same id (--keep-duplicates, a path
+                # given twice): a test of its own, declared again, as
+                # pytest's JUnit report shows each run with its verdict.
+                self.finished.discard(nodeid)
+                self._declare_lazily(nodeid, location)
+            elif nodeid not in self.declared:
                 self._declare_lazily(nodeid, location)
             self.running[nodeid] = _Run()
             self.writer.write('{"ev":"started","id":%s}\n' % _encode(nodeid))

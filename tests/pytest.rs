@@ -780,3 +780,29 @@ fn a_message_after_a_line_break_is_kept() {
     ]);
     assert_eq!(found, want, "{}", run.describe());
 }
+
+/// A test pytest runs twice under one id (`--keep-duplicates` with its file
+/// given twice) is two tests, each with its own verdict, as in pytest's JUnit
+/// report; the second run's failure was dropped.
+#[test]
+fn a_test_run_twice_under_one_id_keeps_both_verdicts() {
+    let run = run_edge(
+        "test_duplicates.py",
+        &["--path", "test_duplicates.py", "--", "--keep-duplicates"],
+    );
+    run.assert_code(1);
+    let found: Vec<(String, String)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(k, t)| (k, t.verdict))
+        .collect();
+    let test = "test_duplicates.py > test_runs_twice";
+    assert_eq!(
+        found,
+        [
+            (test.to_owned(), "passed".to_owned()),
+            (format!("{test} #2"), "failed".to_owned()),
+        ],
+        "{}",
+        run.describe()
+    );
+}
