@@ -7,9 +7,11 @@ line, exactly as ``docs/event-protocol.md`` and ``src/event.rs`` define them.
 With neither variable set the plugin does nothing at all. It never writes to
 stdout and never changes pytest's exit code.
 
-Checked against pytest 8.3 (Python 3.8), 8.4 and 9.2 (Python 3.11),
-pytest-xdist 3.8 and pytest-rerunfailures 16.7. Only the
-standard library (and pytest itself) is used.
+Checked against pytest 8.3 (Python 3.8), 8.4 and 9.2 (Python 3.11, 3.13),
+pytest-xdist 3.8, pytest-rerunfailures 16.7, pytest-timeout 2.4,
+pytest-asyncio 1.5, pytest-randomly 5.1, pytest-repeat 0.9, pytest-mock 3.17,
+pytest-benchmark 5.3, pytest-cov 7.1, pytest-django 4.14 and hypothesis 6.170.
+Only the standard library (and pytest itself) is used.
 
 How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
 §1.5-1.8 and §2.3-2.4, unless noted):
