@@ -7,9 +7,11 @@ line, exactly as ``docs/event-protocol.md`` and ``src/event.rs`` define them.
 With neither variable set the plugin does nothing at all. It never writes to
 stdout and never changes pytest's exit code.
 
-Checked against pytest 8.3 (Python 3.8), 8.4 and 9.2 (Python 3.11),
-pytest-xdist 3.8 and pytest-rerunfailures 16.7. Only the
-standard library (and pytest itself) is used.
+Checked against pytest 8.3 (Python 3.8), 8.4 and 9.2 (Python 3.11, 3.13),
+pytest-xdist 3.8, pytest-rerunfailures 16.7, pytest-timeout 2.4,
+pytest-asyncio 1.5, pytest-randomly 5.1, pytest-repeat 0.9, pytest-mock 3.17,
+pytest-benchmark 5.3, pytest-cov 7.1, pytest-django 4.14 and hypothesis 6.170.
+Only the standard library (and pytest itself) is used.
 
 How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
 §1.5-1.8 and §2.3-2.4, unless noted):
@@ -43,14 +45,17 @@ import pprint
 import re
 import select
 import signal
+import sys
 import threading
 import time
 import traceback
 import unittest
 
+import _pytest
+import pluggy
 import pytest
 
-# Hides the unittest assertEqual wrapper below from unittest tracebacks.
+# Hides the unittest equality wrappers below from unittest tracebacks.
 __unittest = True
 
 _REPORTER = "tcrunner-reporter"
@@ -62,6 +67,9 @@ _ROOT_IDS = ("", ".")
 # Comparisons larger than this (expected + actual) are not sent: the diff
 # viewer chokes on them and the text is in the details anyway.
 _MAX_COMPARISON = 1 << 20
+# How far up from our assertrepr hook the failing assert's frame may be
+# (pluggy's call, pytest's callbinrepr, _reprcompare, _call_reprcompare).
+_FRAMES_TO_ASSERT = 12
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -80,6 +88,11 @@ def _open_channel():
         _channel.append(writer)
         if writer is not None:
             writer.send({"ev": "hello", "runner": "pytest", "version": pytest.__version__})
+            if hasattr(os, "register_at_fork"):
+                # Only pytest's own process reports: a test that forks and
+                # whose child returns into pytest (instead of os._exit) would
+                # otherwise report the rest of the session a second time.
+                os.register_at_fork(after_in_child=writer.silence)
     return _channel[0]
 
 
@@ -120,7 +133,10 @@ def _silence_teamcity_messages(config):
 
 # --- comparisons, captured where the test runs ---------------------------------
 
-# The last comparison that failed in the running phase: (expected, actual).
+# The last comparison that failed in the running phase: (expected, actual,
+# where). `where` says which exception it belongs to, so that a comparison
+# that failed inside `pytest.raises(AssertionError)` (or was caught by the
+# test) is not pinned on a later failure that compared nothing.
 _last_comparison = [None]
 
 
@@ -130,31 +146,87 @@ def _format_value(value):
     return pprint.pformat(value)
 
 
-def _remember(expected, actual):
+def _remember(expected, actual, where):
     try:
         expected, actual = _format_value(expected), _format_value(actual)
     except Exception:
         _last_comparison[0] = None
         return
     if len(expected) + len(actual) <= _MAX_COMPARISON:
-        _last_comparison[0] = (expected, actual)
+        _last_comparison[0] = (expected, actual, where)
     else:
         _last_comparison[0] = None
 
 
-def _patched_assert_equal(original):
-    def assertEqual(self, first, second, msg=None):
+def _failing_assert():
+    """``(frame, line)`` of the rewritten ``assert`` whose comparison pytest is
+    explaining, or None.
+
+    pytest calls ``pytest_assertrepr_compare`` only when an ``assert`` fails,
+    from the frame that holds it (its ``@py_assert`` temporaries are locals
+    there), and raises the AssertionError from that frame and line right after.
+    """
+    frame = sys._getframe(1)
+    for _ in range(_FRAMES_TO_ASSERT):
+        if frame is None:
+            break
+        if any(name.startswith("@py_assert") for name in frame.f_code.co_varnames):
+            return frame, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def _raised_at(exc):
+    """``(frame, line)`` where ``exc`` was raised: its innermost traceback entry."""
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame, tb.tb_lineno
+
+
+def _comparison_of(exc, comparison):
+    """The remembered ``[expected, actual]`` when it belongs to ``exc``."""
+    if comparison is None or not isinstance(exc, AssertionError):
+        return None
+    expected, actual, where = comparison
+    if where is exc:  # unittest's assertEqual and friends
+        return [expected, actual]
+    raised = _raised_at(exc)
+    if isinstance(where, tuple) and raised is not None and raised[0] is where[0] and raised[1] == where[1]:
+        return [expected, actual]
+    return None
+
+
+# unittest's assertions that two values are equal. teamcity-messages patches
+# assertEqual only; the typed ones are as often called directly
+# (assertDictEqual(a, b)) and compare two values just the same.
+_UNITTEST_EQUALITY = (
+    "assertEqual",
+    "assertListEqual",
+    "assertTupleEqual",
+    "assertDictEqual",
+    "assertSetEqual",
+    "assertSequenceEqual",
+    "assertMultiLineEqual",
+)
+
+
+def _patched_equality(original):
+    def assertion(self, first, second, *args, **kwargs):
         __tracebackhide__ = True
         try:
-            original(self, first, second, msg)
-        except AssertionError:
+            original(self, first, second, *args, **kwargs)
+        except AssertionError as exc:
             # teamcity-messages' diff_tools builds EqualsAssertionError(first,
             # second): unittest's first argument is the expected value.
-            _remember(first, second)
+            _remember(first, second, exc)
             raise
 
-    assertEqual.tcrunner_original = original
-    return assertEqual
+    assertion.__name__ = original.__name__
+    assertion.tcrunner_original = original
+    return assertion
 
 
 class _Probe:
@@ -164,20 +236,23 @@ class _Probe:
     serialization (``_report_to_json`` keeps unknown attributes)."""
 
     def pytest_configure(self, config):
-        current = unittest.TestCase.assertEqual
-        if not hasattr(current, "tcrunner_original"):
-            unittest.TestCase.assertEqual = _patched_assert_equal(current)
+        for name in _UNITTEST_EQUALITY:
+            current = getattr(unittest.TestCase, name, None)
+            if current is not None and not hasattr(current, "tcrunner_original"):
+                setattr(unittest.TestCase, name, _patched_equality(current))
 
     def pytest_unconfigure(self, config):
-        current = unittest.TestCase.assertEqual
-        original = getattr(current, "tcrunner_original", None)
-        if original is not None:
-            unittest.TestCase.assertEqual = original
+        for name in _UNITTEST_EQUALITY:
+            original = getattr(getattr(unittest.TestCase, name, None), "tcrunner_original", None)
+            if original is not None:
+                setattr(unittest.TestCase, name, original)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_assertrepr_compare(self, config, op, left, right):
         # Any operator, as teamcity-messages: `assert a < b` gives expected=b.
-        _remember(right, left)
+        where = _failing_assert()
+        if where is not None:
+            _remember(right, left, where)
         return None
 
     @pytest.hookimpl(wrapper=True)
@@ -221,8 +296,9 @@ def _classify(report, exc, comparison):
     elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
         # pytest.fail() is an explicit verdict, not a crash: a failure.
         report.tcrunner_kind = "failed"
-        if comparison is not None and isinstance(exc, AssertionError):
-            report.tcrunner_comparison = list(comparison)
+        comparison = _comparison_of(exc, comparison)
+        if comparison is not None:
+            report.tcrunner_comparison = comparison
     else:
         report.tcrunner_kind = "error"
 
@@ -271,9 +347,12 @@ class _Alarm:
     never between phases (pytest's reporting must not be interrupted), and is
     always disarmed with the previous SIGALRM handler put back.
 
-    Left alone: a test that pytest-timeout limits itself, a test for which an
-    ``ITIMER_REAL`` alarm is already running (a conftest's, pytest-timeout's
-    signal method), and a SIGALRM handler installed from C.
+    Left alone: a test that pytest-timeout limits to no more than our limit,
+    a phase during which someone else's ``ITIMER_REAL`` alarm (a conftest's,
+    pytest-timeout's signal method) will ring before ours, and a SIGALRM
+    handler installed from C. Someone else's later alarm is held while ours
+    runs and re-armed with the time it has left, so a project-wide
+    pytest-timeout default does not turn ``--timeout`` off.
 
     The handler raises ``TimedOut`` wherever the test is, so the failure's
     traceback shows where it was stuck; the verdict is an ``error`` with the
@@ -296,34 +375,44 @@ class _Alarm:
             self.fired = TimedOut(self.message)
             raise self.fired
 
-    def _timed_by_pytest_timeout(self, item):
-        """Whether pytest-timeout limits this test (its ``--timeout``, ``timeout``
-        ini option, ``PYTEST_TIMEOUT`` or a ``timeout`` marker)."""
+    def _pytest_timeout_limit(self, item):
+        """The seconds pytest-timeout limits this test to, or None: its
+        ``timeout`` marker, else the first of its ``--timeout``,
+        ``PYTEST_TIMEOUT`` and ``timeout`` ini option that is set, as
+        pytest-timeout reads them (0 turns its limit off)."""
         manager = self.config.pluginmanager
         if not (manager.has_plugin("timeout") or manager.has_plugin("pytest_timeout")):
-            return False
-        if item.get_closest_marker("timeout") is not None:
-            return True
-        values = [self.config.getoption("timeout", None), os.environ.get("PYTEST_TIMEOUT")]
-        try:
-            values.append(self.config.getini("timeout"))
-        except (ValueError, KeyError):
-            pass
-        for value in values:
+            return None
+        marker = item.get_closest_marker("timeout")
+        if marker is not None:
+            values = [marker.kwargs.get("timeout", marker.args[0] if marker.args else None)]
+        else:
+            values = [self.config.getoption("timeout", None), os.environ.get("PYTEST_TIMEOUT")]
             try:
-                if value is not None and value != "" and float(value) > 0:
-                    return True
-            except (TypeError, ValueError):
+                values.append(self.config.getini("timeout"))
+            except (ValueError, KeyError):
                 pass
-        return False
+        for value in values:
+            if value is None or value == "":
+                continue
+            try:
+                seconds = float(value)
+            except (TypeError, ValueError):
+                return None
+            return seconds if seconds > 0 else None
+        return None
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item):
         __tracebackhide__ = True
         self.deadline = None
         self.fired = None
-        if threading.current_thread() is threading.main_thread() and not self._timed_by_pytest_timeout(item):
-            self.deadline = time.monotonic() + self.seconds
+        if threading.current_thread() is threading.main_thread():
+            # A shorter (or equal) limit of pytest-timeout's is left to it; a
+            # longer one (a project-wide default) does not turn ours off.
+            theirs = self._pytest_timeout_limit(item)
+            if theirs is None or theirs > self.seconds:
+                self.deadline = time.monotonic() + self.seconds
         return (yield from self._phase(False))
 
     @pytest.hookimpl(wrapper=True)
@@ -353,10 +442,16 @@ class _Alarm:
             self.fired = TimedOut(self.message)
             raise self.fired  # the phase does not start
         previous = signal.getsignal(signal.SIGALRM)
-        if previous is None or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-            return (yield)  # a handler from C, or someone else's alarm is running
+        if previous is None:
+            return (yield)  # a handler installed from C: not ours to replace
+        # Someone else's alarm (a conftest's, pytest-timeout's signal method):
+        # left alone when it rings first, else held while ours runs.
+        theirs = signal.getitimer(signal.ITIMER_REAL)
+        if 0 < theirs[0] <= left:
+            return (yield)
         signal.signal(signal.SIGALRM, self._on_alarm)
         self.armed = True
+        armed_at = time.monotonic()
         signal.setitimer(signal.ITIMER_REAL, left)
         try:
             result = yield
@@ -371,6 +466,10 @@ class _Alarm:
             self.armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            if theirs[0] > 0:
+                # Theirs runs on with the time it has left (at once if none).
+                rest = theirs[0] - (time.monotonic() - armed_at)
+                signal.setitimer(signal.ITIMER_REAL, max(rest, 1e-6), theirs[1])
         if self.fired is not None:
             # The test caught ours and went on. Raised again, the same
             # exception keeps its traceback: where the test was stuck.
@@ -441,6 +540,11 @@ class _Writer:
                     select.select([], [fd], [], 1.0)
         except (OSError, ValueError):
             self.fd = None
+
+    def silence(self):
+        """Writes nothing more (in a forked child: the pipe is the parent's)."""
+        self.fd = None
+        self.batch = None
 
     def gather(self):
         self.batch = []
@@ -698,13 +802,20 @@ class _Reporter:
 
     # --- running ---
 
+    # First, before the terminal writes the test's node id (-v, log_cli): the
+    # IDE puts text under the test that is running when it arrives.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
         try:
-            if nodeid in self.running or nodeid in self.finished:
-                # pytest-rerunfailures runs it again: still the same test; or
-                # a duplicate (--keep-duplicates): the first verdict stands.
-                return
-            if nodeid not in self.declared:
+            if nodeid in self.running:
+                return  # pytest-rerunfailures runs it again: still the same test
+            if nodeid in self.finished:
+                # Run once more under the same id (--keep-duplicates, a path
+                # given twice): a test of its own, declared again, as
+                # pytest's JUnit report shows each run with its verdict.
+                self.finished.discard(nodeid)
+                self._declare_lazily(nodeid, location)
+            elif nodeid not in self.declared:
                 self._declare_lazily(nodeid, location)
             self.running[nodeid] = _Run()
             self.writer.write('{"ev":"started","id":%s}\n' % _encode(nodeid))
@@ -901,6 +1012,24 @@ class _Reporter:
                 piece = text[start : start + _OUTPUT_PIECE]
                 self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
 
+    def pytest_keyboard_interrupt(self, excinfo):
+        # pytest.exit() in a test or its fixtures: pytest stops the session on
+        # purpose and never reports the test. It ends as an error that says
+        # why and where, instead of looking like pytest died under it. A
+        # KeyboardInterrupt (Ctrl-C, tcrunner stopping pytest) leaves the test
+        # running, for tcrunner to mark it stopped.
+        try:
+            if not isinstance(excinfo.value, pytest.exit.Exception) or not self.running:
+                return
+            message = "pytest.exit: %s" % (excinfo.value.msg,)
+            details = _traceback_outside_pytest(excinfo.value)
+            for node_id, run in list(self.running.items()):
+                run.outcome, run.message, run.details, run.comparison = "error", message, details, None
+                self._finish(node_id, run)
+            self.writer.flush()
+        except Exception as exc:
+            self._internal_error("pytest_keyboard_interrupt", exc)
+
     def pytest_internalerror(self, excrepr, excinfo):
         # pytest itself failed (a plugin's or conftest's hook raised): a test
         # of its own carries the traceback, so the tree shows the crash
@@ -1000,6 +1129,11 @@ def _class_line(cls, path):
     return found
 
 
+# `ValueError:`, `Failed:`, `mod.CustomError:`: an exception line whose
+# message is empty on that line.
+_BARE_EXCEPTION_NAME = re.compile(r"^[A-Za-z_][\w.]*:$")
+
+
 def _first_line(text):
     for line in text.splitlines():
         if line.strip():
@@ -1012,6 +1146,12 @@ def _summary(longrepr):
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None:
         line = _first_line(crash.message)
+        if _BARE_EXCEPTION_NAME.match(line):
+            # `ValueError: ` and the message on the lines after: it starts
+            # with a line break (`raise ValueError("\nwhy")`).
+            rest = crash.message.strip().split("\n", 1)[1:]
+            if rest and _first_line(rest[0]):
+                line += " " + _first_line(rest[0])
         # pytest keeps the class name when the explanation has more lines.
         if line.startswith("AssertionError: assert "):
             line = line[len("AssertionError: ") :]
@@ -1024,6 +1164,15 @@ def _summary(longrepr):
         if line.startswith("E   "):
             return line[1:].strip()
     return _first_line(text)
+
+
+def _traceback_outside_pytest(exc):
+    """The traceback of ``exc`` without pytest's and pluggy's own frames (the
+    session loop around a test), as Python prints it."""
+    inside = tuple(os.path.dirname(module.__file__) + os.sep for module in (_pytest, pluggy))
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if not frame.filename.startswith(inside)]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip("\n")
 
 
 def _timed_out(report):

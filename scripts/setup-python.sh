@@ -12,11 +12,13 @@ set -euo pipefail
 # Pins: the newest release of each line (checked with `pip index versions`).
 # xdist goes into both venvs (the plugin is checked with -n on both pytests);
 # teamcity-messages, JetBrains' own reporter, only into pytest9, for
-# comparisons and benchmarks.
+# comparisons and benchmarks; pytest-timeout too, for tests/timeout.rs (a
+# project's own pytest-timeout limit beside tcrunner's --timeout).
 PYTEST8=8.4.2
 PYTEST9=9.2.0
 XDIST=3.8.0
 TEAMCITY_MESSAGES=1.33
+PYTEST_TIMEOUT=2.4.0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${1:-${PYTHON:-python3}}"
@@ -49,4 +51,4 @@ make_venv() {
 
 make_venv pytest8 "pytest==$PYTEST8" "pytest-xdist==$XDIST"
 make_venv pytest9 "pytest==$PYTEST9" "pytest-xdist==$XDIST" \
-    "teamcity-messages==$TEAMCITY_MESSAGES"
+    "teamcity-messages==$TEAMCITY_MESSAGES" "pytest-timeout==$PYTEST_TIMEOUT"

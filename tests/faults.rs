@@ -56,6 +56,54 @@ fn assert_contains(haystack: &str, needle: &str, run: &Run) {
 
 // --- the framework dies mid-test ---------------------------------------------
 
+/// pytest-timeout's thread method ends pytest with `os._exit(1)` after
+/// dumping every thread's stack on pytest's stdout: that dump is the story of
+/// the crash, so it is in the test's details beside pytest's last stderr.
+#[test]
+fn pytest_dying_after_a_stack_dump_on_stdout_keeps_it_as_details() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_timeout_thread.py"])
+        .run(LIMIT);
+    assert_sound(&run, 71);
+    let failure = run.failure_of("test_hangs");
+    assert_contains(
+        &failure,
+        "message='pytest exited with code 1 during this test'",
+        &run,
+    );
+    assert_contains(&failure, "last output on stdout:", &run);
+    assert_contains(&failure, "in test_hangs", &run);
+}
+
+/// `pytest.exit()` in a test is pytest stopping on purpose, not a crash: the
+/// test fails with the reason and where it was called, and the run ends with
+/// the code the test chose.
+#[test]
+fn pytest_exit_in_a_test_fails_it_with_the_reason_and_keeps_the_code() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_exit.py"])
+        .env("FAULT_HOW", "pytest-exit")
+        .run(LIMIT);
+    assert_sound(&run, 7);
+    assert!(run.passed("test_before"), "{}", run.describe());
+    let failure = run.failure_of("test_dies");
+    assert_contains(
+        &failure,
+        "message='pytest.exit: the database is gone'",
+        &run,
+    );
+    assert_contains(&failure, "error='true'", &run);
+    assert_contains(&failure, "test_exit.py\", line ", &run);
+    assert!(!run.has_test("test_never_runs"), "{}", run.describe());
+    assert!(
+        !run.stderr.contains("during this test"),
+        "{}",
+        run.describe()
+    );
+}
+
 #[test]
 fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
     let project = pytest_project();

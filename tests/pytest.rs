@@ -618,3 +618,191 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
         assert_eq!(found, [want], "--target {target}");
     }
 }
+
+const EDGES: &str = "pytest-edges";
+
+/// Runs one file of tests/fixtures/pytest-edges with pytest 9; returns the
+/// finished run after checking its stream is clean.
+fn run_edge(file: &str, args: &[&str]) -> util::Run {
+    let project = Project::copy(EDGES);
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", file])
+        .args(args)
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    run
+}
+
+/// A comparison that failed inside `pytest.raises(AssertionError)` (or was
+/// caught by the test) is not the diff of a later failure that compared
+/// nothing; a later failing comparison has its own values.
+#[test]
+fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
+    let run = run_edge("test_comparisons.py", &[]);
+    let tests = tests_by_path(&run.stdout);
+    let get = |name: &str| {
+        tests
+            .iter()
+            .find(|(k, _)| k.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} missing: {tests:#?}"))
+            .1
+    };
+    for name in [
+        "test_caught_comparison_then_bare_assert",
+        "test_caught_comparison_then_raised_message",
+        "CaughtAssertEqual > test_caught_assert_equal_then_assert_true",
+    ] {
+        let test = get(name);
+        assert_eq!(test.verdict, "failed", "{name}");
+        assert_eq!((&test.expected, &test.actual), (&None, &None), "{name}");
+    }
+    let test = get("test_caught_comparison_then_another");
+    assert_eq!(
+        (test.expected.as_deref(), test.actual.as_deref()),
+        (Some("4"), Some("3"))
+    );
+}
+
+/// A forked child that goes on running pytest reports nothing: every test
+/// appears once, in its file, and no copy of a test lands at the root.
+#[test]
+fn a_forked_child_running_on_in_pytest_reports_nothing() {
+    let run = run_edge("test_fork.py", &[]);
+    run.assert_code(0);
+    let found: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+    assert_eq!(
+        found,
+        [
+            "test_fork.py > test_after_the_fork",
+            "test_fork.py > test_before_the_fork",
+            "test_fork.py > test_forks",
+        ],
+        "{}",
+        run.describe()
+    );
+}
+
+/// pytest's own line for a test (`-v`, or log_cli: `test_verbose.py::test_two `)
+/// comes after our `started` for it. Before, it came while the previous test
+/// was still running, and the IDE shows text under the test running when it
+/// arrives. Checked on one stream, exactly: the plugin's events go to
+/// pytest's own stdout here (tcrunner reads two pipes, whose order is exact
+/// only for text written before an event, docs/faults.md).
+#[test]
+fn a_tests_verbose_line_follows_its_start() {
+    let project = Project::copy(EDGES);
+    let out = std::process::Command::new(python(9))
+        .args([
+            "-m",
+            "pytest",
+            "-p",
+            "tcrunner_pytest",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .args(["-v", "test_verbose.py"])
+        .env("TCRUNNER_EVENT_FD", "1")
+        .env("PYTHONPATH", path("runners"))
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    for name in ["test_one", "test_two", "test_three"] {
+        let id = format!("test_verbose.py::{name}");
+        let started = text
+            .find(&format!(r#"{{"ev":"started","id":"{id}"}}"#))
+            .unwrap_or_else(|| panic!("no start of {name}: {text}"));
+        let line = text
+            .find(&format!("{id} "))
+            .unwrap_or_else(|| panic!("no line of {name}: {text}"));
+        assert!(started < line, "{name}: {text}");
+    }
+}
+
+/// unittest's typed equality assertions called directly (assertDictEqual
+/// and the like) carry their two values, as assertEqual does.
+#[test]
+fn unittest_typed_equality_assertions_carry_their_values() {
+    let run = run_edge("test_comparisons.py", &["--", "-k", "DirectEquality"]);
+    let found: BTreeMap<String, (Option<String>, Option<String>)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(k, t)| {
+            let name = k.rsplit(" > ").next().unwrap().to_owned();
+            (name, (t.expected, t.actual))
+        })
+        .collect();
+    let pair = |e: &str, a: &str| (Some(e.to_owned()), Some(a.to_owned()));
+    let want = BTreeMap::from([
+        (
+            "test_assert_dict_equal".to_owned(),
+            pair("{'a': 1}", "{'a': 2}"),
+        ),
+        (
+            "test_assert_list_equal".to_owned(),
+            pair("[1, 2, 3]", "[1, 2, 4]"),
+        ),
+        (
+            "test_assert_multi_line_equal".to_owned(),
+            pair("'a\\nb\\n'", "'a\\nc\\n'"),
+        ),
+        (
+            "test_assert_sequence_equal".to_owned(),
+            pair("(1, 2)", "(1, 3)"),
+        ),
+    ]);
+    assert_eq!(found, want, "{}", run.describe());
+}
+
+/// A failure whose text starts with a line break (`ValueError("\nwhy")`)
+/// has the exception's name and its first line of text as message, not the
+/// name alone (`ValueError:`).
+#[test]
+fn a_message_after_a_line_break_is_kept() {
+    let run = run_edge("test_messages.py", &[]);
+    let found: BTreeMap<String, Option<String>> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(k, t)| (k.rsplit(" > ").next().unwrap().to_owned(), t.message))
+        .collect();
+    let want = BTreeMap::from([
+        (
+            "test_assertion_message_after_a_line_break".to_owned(),
+            Some("AssertionError: expected a, got b".to_owned()),
+        ),
+        (
+            "test_error_message_after_blank_lines".to_owned(),
+            Some("ValueError: the reason is here".to_owned()),
+        ),
+        (
+            "test_fail_message_after_a_line_break".to_owned(),
+            Some("Failed: why it failed".to_owned()),
+        ),
+    ]);
+    assert_eq!(found, want, "{}", run.describe());
+}
+
+/// A test pytest runs twice under one id (`--keep-duplicates` with its file
+/// given twice) is two tests, each with its own verdict, as in pytest's JUnit
+/// report; the second run's failure was dropped.
+#[test]
+fn a_test_run_twice_under_one_id_keeps_both_verdicts() {
+    let run = run_edge(
+        "test_duplicates.py",
+        &["--path", "test_duplicates.py", "--", "--keep-duplicates"],
+    );
+    run.assert_code(1);
+    let found: Vec<(String, String)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(k, t)| (k, t.verdict))
+        .collect();
+    let test = "test_duplicates.py > test_runs_twice";
+    assert_eq!(
+        found,
+        [
+            (test.to_owned(), "passed".to_owned()),
+            (format!("{test} #2"), "failed".to_owned()),
+        ],
+        "{}",
+        run.describe()
+    );
+}

@@ -15,8 +15,13 @@ const LIMIT: Duration = Duration::from_secs(180);
 /// The tests that outlive the limit, each sleeping 3 s.
 const TIMED_OUT: [&str; 3] = ["test_sleeps", "test_slow_setup", "test_catches_the_timeout"];
 
-fn run_with_timeout(python: u32) -> Run {
+/// Runs the fixture with `--timeout 1`; `ini`, when not empty, replaces its
+/// pytest.ini.
+fn run_with_timeout(python: u32, ini: &str) -> Run {
     let project = Project::copy("pytest-timeout");
+    if !ini.is_empty() {
+        project.write("pytest.ini", ini);
+    }
     Tcrunner::new(project.path())
         .arg("--python")
         .arg(util::python(python))
@@ -33,8 +38,8 @@ fn duration_of(run: &Run, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no duration on {finished}"))
 }
 
-fn fails_only_the_slow_tests_and_goes_on(python: u32) {
-    let run = run_with_timeout(python);
+fn fails_only_the_slow_tests_and_goes_on(python: u32, ini: &str) {
+    let run = run_with_timeout(python, ini);
     // tcrunner's exit code for a run in which a test ran out of time
     // (README "Exit codes"), also when the framework failed it itself.
     run.assert_code(124).assert_clean().assert_no_leftovers();
@@ -75,12 +80,35 @@ fn fails_only_the_slow_tests_and_goes_on(python: u32) {
 
 #[test]
 fn pytest9_timeout_fails_only_the_slow_tests_and_the_run_goes_on() {
-    fails_only_the_slow_tests_and_goes_on(9);
+    fails_only_the_slow_tests_and_goes_on(9, "");
 }
 
 #[test]
 fn pytest8_timeout_fails_only_the_slow_tests_and_the_run_goes_on() {
-    fails_only_the_slow_tests_and_goes_on(8);
+    fails_only_the_slow_tests_and_goes_on(8, "");
+}
+
+/// A project-wide pytest-timeout limit longer than `--timeout` (its
+/// `timeout` ini option, as many projects set one) does not turn ours off,
+/// with either of its methods: the signal method's alarm is held while ours
+/// runs. Before, every test pytest-timeout limited was left to it, and
+/// tcrunner's backstop stopped the whole run at the first slow test.
+#[test]
+fn a_longer_pytest_timeout_limit_leaves_ours_on() {
+    let installed = std::process::Command::new(util::python(9))
+        .args(["-c", "import pytest_timeout"])
+        .status()
+        .expect("run python");
+    assert!(
+        installed.success(),
+        "pytest-timeout is missing from target/venv/pytest9: run `bash scripts/setup-python.sh`"
+    );
+    for method in ["signal", "thread"] {
+        fails_only_the_slow_tests_and_goes_on(
+            9,
+            &format!("[pytest]\ntimeout = 300\ntimeout_method = {method}\n"),
+        );
+    }
 }
 
 /// Without `--timeout` the plugin arms nothing: the same tests sleep out

@@ -372,9 +372,17 @@ impl State {
         };
         let name = self.name;
         let running = pipeline.running_tests();
-        let stderr = String::from_utf8_lossy(&self.stderr_tail).trim().to_owned();
-        let details =
-            (!stderr.is_empty()).then(|| format!("{name}'s last output on stderr:\n{stderr}"));
+        // stderr has faulthandler's traceback; stdout what a plugin said
+        // before it ended pytest (pytest-timeout's thread method dumps the
+        // stacks there, then calls os._exit).
+        let said: Vec<String> = [("stderr", &self.stderr_tail), ("stdout", &self.stdout_tail)]
+            .into_iter()
+            .filter_map(|(stream, tail)| {
+                let text = String::from_utf8_lossy(tail).trim().to_owned();
+                (!text.is_empty()).then(|| format!("{name}'s last output on {stream}:\n{text}"))
+            })
+            .collect();
+        let details = (!said.is_empty()).then(|| said.join("\n\n"));
         if !running.is_empty() {
             self.crashed = true;
             let why = format!("{name} {} during this test", describe(status));
