@@ -633,6 +633,35 @@ fn run_edge(file: &str, args: &[&str]) -> util::Run {
     run
 }
 
+/// pytest's captured log records are left out of a test's output, as
+/// PyCharm's runner leaves them out, unless `TCRUNNER_PYTEST_LOGS=1` asks for
+/// them on the test's stderr.
+#[test]
+fn captured_log_records_are_output_only_when_asked_for() {
+    for (setting, logged) in [("0", 0), ("1", 1)] {
+        let project = Project::copy(EDGES);
+        let run = Tcrunner::pytest(project.path())
+            .args(["--path", "test_logs.py"])
+            .env("TCRUNNER_PYTEST_LOGS", setting)
+            .run(Duration::from_secs(120));
+        run.assert_clean();
+        let printed = run.count(&["testStdOut", "a printed line"]);
+        assert_eq!(
+            printed,
+            1,
+            "TCRUNNER_PYTEST_LOGS={setting}\n{}",
+            run.describe()
+        );
+        let warned = run.count(&["testStdErr", "a logged warning"]);
+        assert_eq!(
+            warned,
+            logged,
+            "TCRUNNER_PYTEST_LOGS={setting}\n{}",
+            run.describe()
+        );
+    }
+}
+
 /// A comparison that failed inside `pytest.raises(AssertionError)` (or was
 /// caught by the test) is not the diff of a later failure that compared
 /// nothing; a later failing comparison has its own values.
