@@ -365,26 +365,31 @@ fn vitest_shows_a_thrown_plain_object() {
 #[test]
 fn vitests_assertion_count_checks_are_failures_not_errors() {
     for name in ["vitest3", "vitest4", "vitest5"] {
-        let project = case_project("vitest-assertions", name);
-        let (code, stream) = run_in(project.path(), name, &[]);
-        assert_eq!(code, 1, "{name}");
-        assert_clean(&stream);
-        let found = tests_by_path(&stream);
-        let verdicts: Vec<(&str, &str)> = found
-            .iter()
-            .map(|(key, test)| (key.as_str(), test.verdict.as_str()))
-            .collect();
         assert_eq!(
-            verdicts,
+            failing_case_verdicts("vitest-assertions", name),
             [
                 ("assertions.test.ts > expects a resolution", "failed"),
                 ("assertions.test.ts > makes none", "failed"),
                 ("assertions.test.ts > makes too few assertions", "failed"),
                 ("assertions.test.ts > throws a TypeError", "error"),
-            ],
+            ]
+            .map(|(key, verdict)| (key.to_owned(), verdict.to_owned())),
             "{name}"
         );
     }
+}
+
+/// Runs a case whose run fails; its tests' paths and verdicts, in path order.
+fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
+    let project = case_project(case, name);
+    let (code, stream) = run_in(project.path(), name, &[]);
+    assert_eq!(code, 1, "{name}");
+    assert_clean(&stream);
+    let found = tests_by_path(&stream);
+    found
+        .into_iter()
+        .map(|(key, test)| (key, test.verdict))
+        .collect()
 }
 
 #[test]
@@ -430,24 +435,16 @@ fn a_snapshot_jest_did_not_write_has_no_expected_value() {
 #[test]
 fn jests_own_assertion_errors_are_failures_not_errors() {
     for name in ["jest29", "jest30"] {
-        let project = case_project("jest-assertions", name);
-        let (code, stream) = run_in(project.path(), name, &[]);
-        assert_eq!(code, 1, "{name}");
-        assert_clean(&stream);
-        let found = tests_by_path(&stream);
-        let verdicts: Vec<(&str, &str)> = found
-            .iter()
-            .map(|(key, test)| (key.as_str(), test.verdict.as_str()))
-            .collect();
         assert_eq!(
-            verdicts,
+            failing_case_verdicts("jest-assertions", name),
             [
                 ("assertions.test.js > expects a rejection", "failed"),
                 ("assertions.test.js > expects a resolution", "failed"),
                 ("assertions.test.js > makes none", "failed"),
                 ("assertions.test.js > makes too few assertions", "failed"),
                 ("assertions.test.js > throws a TypeError", "error"),
-            ],
+            ]
+            .map(|(key, verdict)| (key.to_owned(), verdict.to_owned())),
             "{name}"
         );
     }
