@@ -407,3 +407,38 @@ fn input_format_overrides_detection() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("line 1, column 1"), "{stderr}");
 }
+
+/// A failed test must not vanish for how its report item is written: a
+/// `toEqual` on a linked list 200 nodes long nests `failureDetails` past
+/// serde_json's limit of 128 levels, and a key written twice is legal JSON.
+/// Both items were dropped, and the report converted clean with exit 0.
+#[test]
+fn deep_values_and_repeated_keys_keep_their_failed_tests() {
+    let dir = scratch("deep");
+    let list = format!("{}null{}", r#"{"next":"#.repeat(200), "}".repeat(200));
+    let deep = format!(
+        r#"{{"title":"compares a long list","status":"failed","failureMessages":["Error: expect(received).toEqual(expected)"],"failureDetails":[{{"matcherResult":{{"expected":{list},"actual":1}}}}]}}"#
+    );
+    let twice = r#"{"title":"writes a key twice","title":"writes a key twice","status":"failed","failureMessages":["Error: boom"]}"#;
+    let passed = r#"{"title":"passes","status":"passed"}"#;
+    let results = format!(
+        r#"[{{"name":"/p/a.test.js","status":"failed","message":"","assertionResults":[{deep},{twice},{passed}]}}]"#
+    );
+    // Detected from its first bytes, and (its telling keys at the end) from
+    // the whole parsed document.
+    let early = format!(
+        r#"{{"numTotalTestSuites":1,"numRuntimeErrorTestSuites":0,"testResults":{results}}}"#
+    );
+    let late =
+        format!(r#"{{"testResults":{results},"numTotalTestSuites":1,"wasInterrupted":false}}"#);
+    for (name, text) in [("early.json", early), ("late.json", late)] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = convert(&[path.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        let counts = stream_counts(&out.stdout);
+        assert_eq!((counts.failed, counts.finished), (2, 3), "{name}");
+        assert_eq!(check(&out.stdout).0, 0, "{name}");
+    }
+}

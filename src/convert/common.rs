@@ -3,9 +3,6 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use serde::{Deserialize, Deserializer};
-use serde_json::Value;
-
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
 use crate::report::{Num, Pipeline};
 
@@ -359,113 +356,6 @@ pub(crate) fn non_empty(text: Option<&str>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Lenient field decoders: a field of an unexpected type reads as absent
-/// instead of failing the whole report.
-pub(crate) mod lenient {
-    use super::*;
-
-    /// A number, or a string holding one.
-    pub(crate) fn f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        Ok(match Value::deserialize(d)? {
-            Value::Number(n) => n.as_f64(),
-            Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        })
-    }
-
-    /// A string; numbers and booleans are written out, other shapes as JSON.
-    pub(crate) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        Ok(match Value::deserialize(d)? {
-            Value::Null => None,
-            Value::String(s) => Some(s),
-            other => Some(other.to_string()),
-        })
-    }
-
-    /// A list of strings; other items are written out as JSON, a lone string
-    /// is a one-item list, anything else is empty.
-    pub(crate) fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-        Ok(match Value::deserialize(d)? {
-            Value::Array(items) => items
-                .into_iter()
-                .map(|v| match v {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                })
-                .collect(),
-            Value::String(s) => vec![s],
-            _ => Vec::new(),
-        })
-    }
-
-    /// A list of `T`; items that do not decode are dropped, a non-list is empty.
-    pub(crate) fn list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: serde::de::DeserializeOwned,
-    {
-        // Each item is kept as its raw JSON text and decoded from that: no
-        // `Value` tree of the whole report (10x the file in memory).
-        struct Items<T>(std::marker::PhantomData<T>);
-        impl<'de, T: serde::de::DeserializeOwned> serde::de::Visitor<'de> for Items<T> {
-            type Value = Vec<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a list")
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Vec<T>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(raw) = seq.next_element::<Box<serde_json::value::RawValue>>()? {
-                    if let Ok(item) = serde_json::from_str(raw.get()) {
-                        out.push(item);
-                    }
-                }
-                Ok(out)
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Vec<T>, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(Vec::new())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Vec<T>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Vec<T>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Vec<T>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Vec<T>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Vec<T>, E> {
-                Ok(Vec::new())
-            }
-            fn visit_unit<E>(self) -> Result<Vec<T>, E> {
-                Ok(Vec::new())
-            }
-        }
-        d.deserialize_any(Items(std::marker::PhantomData))
-    }
-
-    /// A `T`, or its default when the value does not decode.
-    pub(crate) fn or_default<'de, D, T>(d: D) -> Result<T, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: serde::de::DeserializeOwned + Default,
-    {
-        Ok(serde_json::from_value(Value::deserialize(d)?).unwrap_or_default())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,7 +392,7 @@ mod tests {
 
     #[test]
     fn serde_positions_are_split_off() {
-        let err = serde_json::from_str::<Value>("{\n  \"a\": ").unwrap_err();
+        let err = serde_json::from_str::<serde_json::Value>("{\n  \"a\": ").unwrap_err();
         let ReadError::Malformed {
             line,
             column,

@@ -32,9 +32,8 @@ use std::io::Read;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::common::{
-    lenient, line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
-};
+use super::common::{line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode};
+use super::lenient;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestResult};
 
 #[derive(Debug, Default, Deserialize)]

@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::common::{
-    lenient, line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
+    line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
 };
+use super::lenient;
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
 /// How one tool's flavour of the shape differs.
@@ -60,7 +61,7 @@ pub(crate) struct Assertion {
     pub duration: Option<f64>,
     #[serde(deserialize_with = "lenient::strings")]
     pub failure_messages: Vec<String>,
-    #[serde(deserialize_with = "lenient::or_default")]
+    #[serde(deserialize_with = "lenient::values")]
     pub failure_details: Vec<Value>,
     #[serde(deserialize_with = "lenient::or_default")]
     pub location: Option<Location>,

@@ -19,6 +19,7 @@ mod jest_json;
 mod js_json;
 mod junit;
 mod junit_fast;
+mod lenient;
 mod position;
 mod pytest_json;
 mod run;

@@ -30,9 +30,8 @@ use std::io::Read;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::common::{
-    lenient, line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
-};
+use super::common::{line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode};
+use super::lenient;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestResult};
 
 #[derive(Debug, Default, Deserialize)]
@@ -72,6 +71,7 @@ struct Phase {
     outcome: Option<String>,
     #[serde(deserialize_with = "lenient::or_default")]
     crash: Option<Crash>,
+    #[serde(deserialize_with = "lenient::optional_value")]
     longrepr: Option<Value>,
     #[serde(deserialize_with = "lenient::string")]
     stdout: Option<String>,
@@ -93,6 +93,7 @@ struct Collector {
     nodeid: Option<String>,
     #[serde(deserialize_with = "lenient::string")]
     outcome: Option<String>,
+    #[serde(deserialize_with = "lenient::optional_value")]
     longrepr: Option<Value>,
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
-use super::{ctrf, jest_json, junit, pytest_json, vitest_json};
+use super::{ctrf, jest_json, junit, lenient, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat};
 use crate::event::{Node, Outcome, TestEvent, TestResult};
 use crate::exit;
@@ -159,7 +159,11 @@ fn convert_file(
             Sniffed::Unknown => return Err(FileError::Unknown),
             // The telling keys are further in: parse it all, then decide.
             Sniffed::Json => {
-                let doc: Value = serde_json::from_reader(input)
+                // Built to a bounded depth: serde_json refuses nesting past
+                // 128 levels, and one deep value must not lose the report.
+                let mut json = serde_json::Deserializer::from_reader(input);
+                let doc: Value = lenient::value(&mut json)
+                    .and_then(|doc| json.end().map(|()| doc))
                     .map_err(|e| FileError::Read(ReadError::from_json(e)))?;
                 let sent = match detect::by_keys(&doc) {
                     Some(InputFormat::JestJson) => jest_json::send(doc, out),
