@@ -1,6 +1,7 @@
 //! JUnit XML reports, read as a stream: events go out as each `</testcase>`
 //! closes, one reused buffer holds the current XML event, and only the current
-//! test case and the open suites are kept, so memory stays flat on any size.
+//! test case and the open suites are kept, so memory stays flat in the number
+//! of tests (a single test's output or failure text is held whole).
 //!
 //! Shapes read (checked against pytest 9.2.0 `--junitxml` in its default
 //! xunit2 and in xunit1 with `junit_logging=all`, vitest 5.1.1
