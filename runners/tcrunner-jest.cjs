@@ -26,7 +26,10 @@
 //! `line` comes from a scan of the file for a unique literal title (none for
 //! `test.each` rows or repeated titles); skipped and todo tests get jest's
 //! location when the project turns `testLocationInResults` on, else the scan's.
-//! Console output reaches the reporter only per file (none with --verbose).
+//! Console output reaches the reporter only per file, and is sent to the
+//! file's node; with a verbose console (`--verbose`, or jest's run of a single
+//! file) jest prints it live instead, so it is left to that text (jest 30
+//! returns it per file as well).
 //! Obsolete snapshots, which fail jest's run with every test passed, are an
 //! error `log` naming them.
 
@@ -187,6 +190,10 @@ class TcrunnerJestReporter {
     if (!this._sink) return;
     this._rootDir = (globalConfig && globalConfig.rootDir) || process.cwd();
     this._bail = !!(globalConfig && globalConfig.bail);
+    // jest runs a single test file verbose (this config is the one after
+    // that decision): its console then prints live, between the test events.
+    this._verbose = !!(globalConfig && globalConfig.verbose);
+    this._silent = !!(globalConfig && globalConfig.silent);
     const pattern = globalConfig && globalConfig.testNamePattern;
     // Tests the -t filter deselects come back `pending`, like real skips; jest
     // matches its case-insensitive regex against the space-joined full name.
@@ -247,7 +254,11 @@ class TcrunnerJestReporter {
     const file = this._fileOf(test);
     const out = [];
     const send = (e) => out.push(e);
-    for (const entry of testResult.console || []) {
+    // A verbose console (`--verbose`, or a run of one file) printed every
+    // entry live, in the test that made it; jest 30 also returns them here.
+    const config = (test.context && test.context.config) || {};
+    const printed = (config.verbose ?? this._verbose) && !(config.silent ?? this._silent);
+    for (const entry of printed ? [] : testResult.console || []) {
       const stream = ERROR_CONSOLE.has(entry.type) ? 'stderr' : 'stdout';
       send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
     }

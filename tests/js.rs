@@ -558,3 +558,26 @@ fn jest_console_output_keeps_its_stream() {
         );
     }
 }
+
+#[test]
+fn a_single_jest_file_prints_its_console_once_inside_the_test() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-console", name);
+        // One file: jest turns its verbose console on and prints live.
+        let (code, stream) = run_in(project.path(), name, &["--path", "console.test.js"]);
+        assert_eq!(code, 0, "{name}");
+        assert_clean(&stream);
+        // jest's own framing (`  console.log`, the call site, a code frame
+        // for warnings) stays; the logged line is printed once, in the test.
+        let text = String::from_utf8_lossy(&stream);
+        let lines: Vec<&str> = text.lines().collect();
+        let printed: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].trim() == "to stdout" || lines[i].contains("out='to stdout"))
+            .collect();
+        assert_eq!(printed.len(), 1, "{name}: {text}");
+        let at = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap();
+        let (start, end) = (at("##teamcity[testStarted"), at("##teamcity[testFinished"));
+        let printed = printed[0];
+        assert!(start < printed && printed < end, "{name}: {text}");
+    }
+}
