@@ -50,10 +50,24 @@ const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
 // vitest's own checks of the assertion count throw a plain Error.
 const ASSERTION_COUNT = /^expected (number of assertions to be \d+|any number of assertion), but got /;
 
+// A snapshot matcher's failure, a plain Error with `actual` and `expected`.
+const SNAPSHOT_MISMATCH = /^Snapshot `[^]*` mismatched$/;
+
 const isAssertion = (err) =>
   !!err && (/AssertionError/.test(err.name || '')
     || (typeof err.expected === 'string' && typeof err.actual === 'string')
-    || ASSERTION_COUNT.test(err.message || ''));
+    || ASSERTION_COUNT.test(err.message || '')
+    || SNAPSHOT_MISMATCH.test(err.message || ''));
+
+/**
+ * A snapshot that was never stored (`--ci`, or CI=true, writes no new ones):
+ * there is nothing to compare against. vitest 4 and 5 leave `expected`
+ * undefined; vitest 3 sends it as the text `undefined`, with no diff, where a
+ * stored snapshot of `undefined` that differs has one.
+ */
+const isUnwrittenSnapshot = (err) =>
+  SNAPSHOT_MISMATCH.test(err.message || '')
+  && (err.expected === undefined || (err.expected === 'undefined' && !err.diff));
 
 /**
  * What a thrown value that is not an error (`throw {code: 42}`) shows: vitest
@@ -96,7 +110,7 @@ function describeErrors(errors) {
     message: message || 'Failure cause not provided',
     details: errors.map((e) => errorText(e)).join('\n\n'),
   };
-  const compared = errors.find((e) => e && typeof e.expected === 'string' && typeof e.actual === 'string');
+  const compared = errors.find((e) => e && typeof e.expected === 'string' && typeof e.actual === 'string' && !isUnwrittenSnapshot(e));
   if (compared && compared.expected !== compared.actual) {
     failure.expected = compared.expected;
     failure.actual = compared.actual;

@@ -26,14 +26,19 @@ fn run(name: &str, args: &[&str]) -> (i32, Vec<u8>) {
 
 /// Runs tcrunner in `project` with the framework of the install `name`.
 fn run_in(project: &Path, name: &str, args: &[&str]) -> (i32, Vec<u8>) {
+    let out = output(&mut command_in(project, name, args));
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+/// The tcrunner command [`run_in`] runs.
+fn command_in(project: &Path, name: &str, args: &[&str]) -> std::process::Command {
     let mut all: Vec<String> = vec!["--project".into(), project.to_string_lossy().into_owned()];
     if name == "vitest5" {
         all.extend(["--node".into(), node22().to_string_lossy().into_owned()]);
     }
     all.extend(args.iter().map(|a| (*a).to_owned()));
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
-    let out = output(&mut tcrunner(&all));
-    (out.status.code().unwrap_or(-1), out.stdout)
+    tcrunner(&all)
 }
 
 fn node22() -> PathBuf {
@@ -579,5 +584,48 @@ fn a_single_jest_file_prints_its_console_once_inside_the_test() {
         let (start, end) = (at("##teamcity[testStarted"), at("##teamcity[testFinished"));
         let printed = printed[0];
         assert!(start < printed && printed < end, "{name}: {text}");
+    }
+}
+
+#[test]
+fn a_snapshot_vitest_did_not_write_is_a_failure_with_no_expected_value() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let project = case_project("vitest-snapshots", name);
+        // CI=true, as on a CI server: vitest writes no new snapshots.
+        let out = output(command_in(project.path(), name, &[]).env("CI", "true"));
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let stream = out.stdout;
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        for key in [
+            "snapshots.test.ts > has no stored snapshot",
+            "snapshots.test.ts > has no inline snapshot",
+        ] {
+            let test = &found[key];
+            assert_eq!(test.verdict, "failed", "{name}: {key}");
+            assert_eq!(
+                (&test.expected, &test.actual),
+                (&None, &None),
+                "{name}: {key}"
+            );
+        }
+        // A stored snapshot that differs is compared, a stored `undefined` too.
+        for (key, expected, actual) in [
+            (
+                "snapshots.test.ts > differs from its snapshot",
+                "{\n  \"a\": 2,\n}",
+                "{\n  \"a\": 1,\n}",
+            ),
+            (
+                "snapshots.test.ts > differs from a stored undefined",
+                "undefined",
+                "5",
+            ),
+        ] {
+            let test = &found[key];
+            assert_eq!(test.verdict, "failed", "{name}: {key}");
+            assert_eq!(test.expected.as_deref(), Some(expected), "{name}: {key}");
+            assert_eq!(test.actual.as_deref(), Some(actual), "{name}: {key}");
+        }
     }
 }
