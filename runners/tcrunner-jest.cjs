@@ -126,18 +126,20 @@ function jestVersion(rootDir) {
   return undefined;
 }
 
+// jest's own assertion errors: its matcher hint (`expect.assertions(2)`,
+// `expect(received).rejects.toThrow()`), or a `test.failing` test that passed.
+const JEST_CHECK = /^expect[.(]|^Failing test passed even though it was supposed to fail\./;
+
 /**
  * What a test's failures say: outcome, message, details, expected/actual.
- * An assertion (a `matcherResult` in `failureDetails`, or jest's own
- * assertion error, which starts with its matcher hint: `expect.assertions(2)`,
- * `expect(received).rejects.toThrow()`) is `failed`; any other thrown error
- * is `error`.
+ * An assertion (a `matcherResult` in `failureDetails`, or one of jest's own
+ * checks, JEST_CHECK) is `failed`; any other thrown error is `error`.
  */
 function describeFailure(result, rootDir) {
   const messages = result.failureMessages || [];
   const detailsList = result.failureDetails || [];
   const matcher = detailsList.map((d) => d && d.matcherResult).find((m) => m && typeof m === 'object');
-  const assertion = matcher || detailsList.some((d) => d && typeof d.message === 'string' && /^expect[.(]/.test(d.message));
+  const assertion = matcher || detailsList.some((d) => d && typeof d.message === 'string' && JEST_CHECK.test(d.message));
   const text = messages.length ? messages.join('\n\n') : '';
   const failure = {
     outcome: assertion ? 'failed' : 'error',

@@ -47,8 +47,9 @@ const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim
 const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
 
 /** An assertion (`failed`) rather than some other error (`error`). */
-// vitest's own checks of the assertion count throw a plain Error.
-const ASSERTION_COUNT = /^expected (number of assertions to be \d+|any number of assertion), but got /;
+// vitest's own checks of the assertion count, and of a `test.fails` test
+// that passed, throw a plain Error.
+const ASSERTION_COUNT = /^expected (number of assertions to be \d+|any number of assertion), but got |^Expect test to fail$/;
 
 // A snapshot matcher's failure, a plain Error with `actual` and `expected`.
 const SNAPSHOT_MISMATCH = /^Snapshot `[^]*` mismatched$/;

@@ -368,14 +368,19 @@ fn vitest_shows_a_thrown_plain_object() {
 }
 
 #[test]
-fn vitests_assertion_count_checks_are_failures_not_errors() {
+fn vitests_own_checks_are_failures_not_errors() {
     for name in ["vitest3", "vitest4", "vitest5"] {
         assert_eq!(
             failing_case_verdicts("vitest-assertions", name),
             [
                 ("assertions.test.ts > expects a resolution", "failed"),
+                ("assertions.test.ts > fails as it should", "passed"),
                 ("assertions.test.ts > makes none", "failed"),
                 ("assertions.test.ts > makes too few assertions", "failed"),
+                (
+                    "assertions.test.ts > passes although it should fail",
+                    "failed"
+                ),
                 ("assertions.test.ts > throws a TypeError", "error"),
             ]
             .map(|(key, verdict)| (key.to_owned(), verdict.to_owned())),
@@ -445,8 +450,13 @@ fn jests_own_assertion_errors_are_failures_not_errors() {
             [
                 ("assertions.test.js > expects a rejection", "failed"),
                 ("assertions.test.js > expects a resolution", "failed"),
+                ("assertions.test.js > fails as it should", "passed"),
                 ("assertions.test.js > makes none", "failed"),
                 ("assertions.test.js > makes too few assertions", "failed"),
+                (
+                    "assertions.test.js > passes although it should fail",
+                    "failed"
+                ),
                 ("assertions.test.js > throws a TypeError", "error"),
             ]
             .map(|(key, verdict)| (key.to_owned(), verdict.to_owned())),
