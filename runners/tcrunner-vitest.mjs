@@ -80,16 +80,25 @@ function thrownValue(err) {
   return inspect(fields, { depth: 5 });
 }
 
+/** A stack frame line for one of vitest's parsed `stacks` entries. */
+const stackFrame = ({ file, line, column, method }) => {
+  const place = `${file}:${line}:${column}`;
+  return method ? `    at ${method} (${place})` : `    at ${place}`;
+};
+
 /** Full text of one error: headline, diff, user stack frames, causes. */
 function errorText(err, depth = 0) {
   if (!err || typeof err !== 'object') return String(err);
   const value = thrownValue(err);
   if (value !== undefined) return value;
   const head = `${err.name || 'Error'}: ${stripAnsi(err.message || '')}`.trim();
-  const frames = stripAnsi(err.stack || '')
+  let frames = stripAnsi(err.stack || '')
     .split('\n')
     .filter((l) => STACK_FRAME.test(l) && !INTERNAL_FRAME.test(l))
     .join('\n');
+  // A type check error (`--typecheck`) has no stack, only vitest's parsed
+  // `stacks`: its place in the source.
+  if (!frames && Array.isArray(err.stacks)) frames = err.stacks.filter((f) => f && f.file).map(stackFrame).join('\n');
   const parts = [head];
   if (err.diff) parts.push(stripAnsi(err.diff));
   if (frames) parts.push(frames);

@@ -639,3 +639,28 @@ fn a_snapshot_vitest_did_not_write_is_a_failure_with_no_expected_value() {
         }
     }
 }
+
+#[test]
+fn a_vitest_type_check_failure_says_where_it_is() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let project = case_project("vitest-typecheck", name);
+        let (code, stream) = run_in(project.path(), name, &["--", "--typecheck"]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let test = &found["types.test-d.ts > types > are checked"];
+        assert_eq!(test.verdict, "error", "{name}");
+        let failed: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testFailed")
+            .filter_map(|m| m.get("details").map(str::to_owned))
+            .collect();
+        assert_eq!(failed.len(), 1, "{name}: {failed:?}");
+        let details = &failed[0];
+        let place = format!(
+            "    at {}:7:37",
+            project.path().join("types.test-d.ts").display()
+        );
+        assert!(details.ends_with(&place), "{name}: {details}");
+    }
+}
