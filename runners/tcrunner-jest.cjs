@@ -28,8 +28,8 @@
 //! location when the project turns `testLocationInResults` on, else the scan's.
 //! Console output reaches the reporter only per file, and is sent to the
 //! file's node; with a verbose console (`--verbose`, or jest's run of a single
-//! file) jest prints it live instead, so it is left to that text (jest 30
-//! returns it per file as well).
+//! file) in band, jest prints it live, inside the running test, so it is left
+//! to that text (jest 30 returns it per file as well).
 //! Obsolete snapshots, which fail jest's run with every test passed, are an
 //! error `log` naming them.
 
@@ -257,9 +257,13 @@ class TcrunnerJestReporter {
     const out = [];
     const send = (e) => out.push(e);
     // A verbose console (`--verbose`, or a run of one file) printed every
-    // entry live, in the test that made it; jest 30 also returns them here.
+    // entry live; jest 30 also returns them here. In band (jest marks this
+    // process as worker 1) that text came between the test events, in the
+    // test that made it; from a worker it lands anywhere, so the file keeps
+    // its copy.
     const config = (test.context && test.context.config) || {};
-    const printed = (config.verbose ?? this._verbose) && !(config.silent ?? this._silent);
+    const inBand = process.env.JEST_WORKER_ID !== undefined;
+    const printed = inBand && (config.verbose ?? this._verbose) && !(config.silent ?? this._silent);
     for (const entry of printed ? [] : testResult.console || []) {
       const stream = ERROR_CONSOLE.has(entry.type) ? 'stderr' : 'stdout';
       send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
