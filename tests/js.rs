@@ -414,6 +414,21 @@ fn vitest_console_output_carries_no_colour_codes() {
     assert_eq!(outputs, ["answer 42\n"]);
 }
 
+/// Asserts that each test of `keys` failed with no expected/actual pair: a
+/// snapshot never written has nothing to compare against.
+fn assert_failed_with_nothing_to_compare(
+    found: &std::collections::BTreeMap<String, util::TestOutcome>,
+    name: &str,
+    keys: &[&str],
+) {
+    for key in keys {
+        let test = &found[*key];
+        assert_eq!(test.verdict, "failed", "{name}: {key}");
+        let compared = (&test.expected, &test.actual);
+        assert_eq!(compared, (&None, &None), "{name}: {key}");
+    }
+}
+
 #[test]
 fn a_snapshot_jest_did_not_write_has_no_expected_value() {
     for name in ["jest29", "jest30"] {
@@ -423,18 +438,11 @@ fn a_snapshot_jest_did_not_write_has_no_expected_value() {
         assert_eq!(code, 1, "{name}");
         assert_clean(&stream);
         let found = tests_by_path(&stream);
-        for key in [
+        let unwritten = [
             "missing.test.js > has no stored snapshot",
             "missing.test.js > has no inline snapshot",
-        ] {
-            let test = &found[key];
-            assert_eq!(test.verdict, "failed", "{name}: {key}");
-            assert_eq!(
-                (&test.expected, &test.actual),
-                (&None, &None),
-                "{name}: {key}"
-            );
-        }
+        ];
+        assert_failed_with_nothing_to_compare(&found, name, &unwritten);
         // An expected `undefined` that a matcher compared against stays.
         let compared = &found["missing.test.js > compares with undefined"];
         assert_eq!(compared.expected.as_deref(), Some("undefined"), "{name}");
@@ -607,18 +615,11 @@ fn a_snapshot_vitest_did_not_write_is_a_failure_with_no_expected_value() {
         let stream = out.stdout;
         assert_clean(&stream);
         let found = tests_by_path(&stream);
-        for key in [
+        let unwritten = [
             "snapshots.test.ts > has no stored snapshot",
             "snapshots.test.ts > has no inline snapshot",
-        ] {
-            let test = &found[key];
-            assert_eq!(test.verdict, "failed", "{name}: {key}");
-            assert_eq!(
-                (&test.expected, &test.actual),
-                (&None, &None),
-                "{name}: {key}"
-            );
-        }
+        ];
+        assert_failed_with_nothing_to_compare(&found, name, &unwritten);
         // A stored snapshot that differs is compared, a stored `undefined` too.
         for (key, expected, actual) in [
             (
