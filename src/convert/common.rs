@@ -349,6 +349,16 @@ pub(crate) fn split_stack(text: &str) -> (String, Option<String>) {
     (text.trim_end().to_string(), None)
 }
 
+/// Appends `text` to `details` as a paragraph of its own (after a blank
+/// line when there is text already).
+pub(crate) fn add_paragraph(details: &mut Option<String>, text: &str) {
+    let details = details.get_or_insert_with(String::new);
+    if !details.is_empty() {
+        details.push_str("\n\n");
+    }
+    details.push_str(text);
+}
+
 /// Non-empty, trimmed text, or `None`.
 pub(crate) fn non_empty(text: Option<&str>) -> Option<String> {
     text.map(str::trim)

@@ -54,7 +54,7 @@ use std::io::{self, BufRead};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use super::common::{line, non_empty, to_ms, Emitter, ReadError, TestNode};
+use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, TestNode};
 use super::junit_fast::{self, attr_value, local_name, plain_millis};
 use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
@@ -546,17 +546,8 @@ impl State {
             if let Some(error) = case.error {
                 // Never two verdicts: a teardown error after a failure is context.
                 let (error_message, error_details) = describe(*error);
-                let extra = [error_message, error_details].into_iter().flatten();
-                let extra: Vec<String> = extra.collect();
-                if !extra.is_empty() {
-                    let mut text = details.unwrap_or_default();
-                    for part in extra {
-                        if !text.is_empty() {
-                            text.push_str("\n\n");
-                        }
-                        text.push_str(&part);
-                    }
-                    details = Some(text);
+                for part in [error_message, error_details].into_iter().flatten() {
+                    add_paragraph(&mut details, &part);
                 }
             }
             (result.message, result.details) = (message, details);

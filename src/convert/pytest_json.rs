@@ -30,7 +30,9 @@ use std::io::Read;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::common::{line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode};
+use super::common::{
+    add_paragraph, line, non_empty, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
+};
 use super::lenient;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestResult};
 
@@ -234,11 +236,7 @@ fn outcome(test: Test) -> (TestResult, Vec<(Stream, String)>) {
             .skip(1)
             .filter_map(|p| p.longrepr.as_ref().and_then(text_of));
         for text in later {
-            let details = result.details.get_or_insert_with(String::new);
-            if !details.is_empty() {
-                details.push_str("\n\n");
-            }
-            details.push_str(&text);
+            add_paragraph(&mut result.details, &text);
         }
     }
     if result.outcome == Outcome::Error && result.message.is_none() && status != "error" {
