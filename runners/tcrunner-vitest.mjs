@@ -46,18 +46,18 @@ const firstParagraph = (text) => stripAnsi(text).trim().split(/\n\s*\n/)[0].trim
 /** Floors a duration in ms to an integer, 0 when absent. */
 const wholeMs = (ms) => (typeof ms === 'number' && ms > 0 ? Math.floor(ms) : 0);
 
-/** An assertion (`failed`) rather than some other error (`error`). */
 // vitest's own checks of the assertion count, and of a `test.fails` test
 // that passed, throw a plain Error.
-const ASSERTION_COUNT = /^expected (number of assertions to be \d+|any number of assertion), but got |^Expect test to fail$/;
+const VITEST_CHECK = /^expected (number of assertions to be \d+|any number of assertion), but got |^Expect test to fail$/;
 
 // A snapshot matcher's failure, a plain Error with `actual` and `expected`.
 const SNAPSHOT_MISMATCH = /^Snapshot `[^]*` mismatched$/;
 
+/** An assertion (`failed`) rather than some other error (`error`). */
 const isAssertion = (err) =>
   !!err && (/AssertionError/.test(err.name || '')
     || (typeof err.expected === 'string' && typeof err.actual === 'string')
-    || ASSERTION_COUNT.test(err.message || '')
+    || VITEST_CHECK.test(err.message || '')
     || SNAPSHOT_MISMATCH.test(err.message || ''));
 
 /**

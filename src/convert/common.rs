@@ -1,5 +1,6 @@
-//! What every report reader shares: the event sink, the read error, lenient
-//! serde helpers and the in-memory tree the JSON readers group tests into.
+//! What every report reader shares: the event sink, the read error, text
+//! helpers and the in-memory tree the JSON readers group tests into (their
+//! lenient serde decoders are in `lenient`).
 use std::collections::HashMap;
 use std::io::{self, Write};
 
