@@ -7,7 +7,11 @@
 /// An embedded reporter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Runner {
+    /// The module pytest loads with `-p`: a few lines that import
+    /// [`Runner::PytestReporter`] from its own folder.
     Pytest,
+    /// The pytest reporter itself.
+    PytestReporter,
     Jest,
     Vitest,
     /// What the jest and vitest reporters share, loaded from their folder.
@@ -16,8 +20,9 @@ pub(crate) enum Runner {
 
 impl Runner {
     #[cfg(test)]
-    pub(crate) const ALL: [Runner; 4] = [
+    pub(crate) const ALL: [Runner; 5] = [
         Runner::Pytest,
+        Runner::PytestReporter,
         Runner::Jest,
         Runner::Vitest,
         Runner::JsCommon,
@@ -27,6 +32,7 @@ impl Runner {
     pub(crate) fn file_name(self) -> &'static str {
         match self {
             Runner::Pytest => "tcrunner_pytest.py",
+            Runner::PytestReporter => "_tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
             Runner::JsCommon => "tcrunner-common.cjs",
@@ -37,6 +43,7 @@ impl Runner {
     pub(crate) fn source(self) -> &'static str {
         match self {
             Runner::Pytest => include_str!("../runners/tcrunner_pytest.py"),
+            Runner::PytestReporter => include_str!("../runners/_tcrunner_pytest.py"),
             Runner::Jest => include_str!("../runners/tcrunner-jest.cjs"),
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
             Runner::JsCommon => include_str!("../runners/tcrunner-common.cjs"),
@@ -46,8 +53,9 @@ impl Runner {
     /// The files it loads from its own folder, written beside it.
     pub(crate) fn companions(self) -> &'static [Runner] {
         match self {
+            Runner::Pytest => &[Runner::PytestReporter],
             Runner::Jest | Runner::Vitest => &[Runner::JsCommon],
-            Runner::Pytest | Runner::JsCommon => &[],
+            Runner::PytestReporter | Runner::JsCommon => &[],
         }
     }
 }
@@ -65,7 +73,7 @@ mod tests {
             let file = dir.join(runner.file_name());
             std::fs::write(&file, runner.source()).unwrap();
             let status = match runner {
-                Runner::Pytest => std::process::Command::new("python3")
+                Runner::Pytest | Runner::PytestReporter => std::process::Command::new("python3")
                     .args(["-m", "py_compile"])
                     .arg(&file)
                     .status(),

@@ -835,3 +835,42 @@ fn a_test_run_twice_under_one_id_keeps_both_verdicts() {
         run.describe()
     );
 }
+
+/// Under `PYTHONDONTWRITEBYTECODE` the project gets no bytecode, but the
+/// reporter's is cached in tcrunner's own folder: pytest would otherwise
+/// parse and compile the whole reporter again at every run.
+#[test]
+fn the_reporters_bytecode_is_cached_even_where_the_project_writes_none() {
+    let project = Project::copy(EDGES);
+    let temp = project.path().join("tcrunner-temp");
+    std::fs::create_dir(&temp).unwrap();
+    for _ in 0..2 {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--path", "test_messages.py"])
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("TMPDIR", &temp)
+            .run(Duration::from_secs(120));
+        run.assert_clean();
+        assert!(!tests_by_path(&run.stdout).is_empty(), "{}", run.text());
+    }
+    let mut cached = Vec::new();
+    let mut project_bytecode = Vec::new();
+    let mut pending = vec![project.path().to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "pyc") {
+                if path.starts_with(&temp) {
+                    cached.push(path.file_name().unwrap().to_string_lossy().into_owned());
+                } else {
+                    project_bytecode.push(path);
+                }
+            }
+        }
+    }
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert!(cached[0].starts_with("_tcrunner_pytest."), "{cached:?}");
+    assert!(project_bytecode.is_empty(), "{project_bytecode:?}");
+}

@@ -1,6 +1,7 @@
 //! pytest: PyCharm's what-to-run arguments turned into a pytest command line
 //! (pycharm-and-teamcity-protocol §1.1-1.3), run with the project's own
-//! interpreter and our plugin `runners/tcrunner_pytest.py` loaded with `-p`.
+//! interpreter and our plugin loaded with `-p tcrunner_pytest` (`runners/tcrunner_pytest.py`,
+//! which imports the reporter `runners/_tcrunner_pytest.py`).
 //!
 //! Checked against pytest 8.4 and 9.x. Targets accepted:
 //! - `tests/test_a.py::TestX.test_one` (PyCharm's form: dots after `::`
@@ -20,7 +21,7 @@ use crate::runners::Runner;
 pub(crate) struct Pytest;
 
 /// The per-test limit in seconds (`--timeout`), which our plugin enforces
-/// with an alarm inside pytest (`runners/tcrunner_pytest.py`, `_Alarm`).
+/// with an alarm inside pytest (`runners/_tcrunner_pytest.py`, `_Alarm`).
 const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
 /// Whether the project looks like a pytest project.
@@ -302,7 +303,7 @@ impl Framework for Pytest {
     }
 
     fn timeout_prefix(&self) -> &'static str {
-        // The plugin's alarm (runners/tcrunner_pytest.py).
+        // The plugin's alarm (runners/_tcrunner_pytest.py).
         "timed out after "
     }
 
