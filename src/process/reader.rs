@@ -20,6 +20,10 @@ use super::unix::Input;
 /// Size of one read.
 pub(super) const CHUNK: usize = 64 * 1024;
 
+/// A read at least this big means the framework writes in bulk, not line by
+/// line: see [`Reader::take_light_round`].
+const BULK: usize = 16 * 1024;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Stdout,
@@ -41,9 +45,16 @@ pub(super) struct Reader {
     events_buf: Vec<u8>,
     /// An event line read in part.
     line: Vec<u8>,
+    /// Since the last [`Reader::take_light_round`]: whether event bytes were
+    /// read, and the largest single read from any pipe.
+    read_events: bool,
+    largest_read: usize,
 }
 
 impl Reader {
+    /// The index of the event pipe among [`Reader::open_fds`].
+    pub(super) const EVENTS: usize = 2;
+
     /// A reader of the three pipes; it yields [`Input::Closed`] once for each.
     pub(super) fn new(stdout: OwnedFd, stderr: OwnedFd, events: OwnedFd) -> io::Result<Reader> {
         for fd in [&stdout, &stderr, &events] {
@@ -59,6 +70,8 @@ impl Reader {
             buf: vec![0u8; CHUNK],
             events_buf: vec![0u8; CHUNK],
             line: Vec::new(),
+            read_events: false,
+            largest_read: 0,
         })
     }
 
@@ -77,8 +90,27 @@ impl Reader {
             Kind::Stdout | Kind::Stderr => {
                 self.read_text(i, CHUNK, out);
             }
-            Kind::Events => self.read_events(out),
+            Kind::Events => self.read_events(out, true),
         }
+    }
+
+    /// Reads what the event pipe holds, before text that arrived while its
+    /// lines were left to gather: they were written before that text (see
+    /// [`Child`](super::Child)'s pause).
+    pub(super) fn read_gathered_events(&mut self, out: &mut VecDeque<Input>) {
+        self.read_events(out, false);
+    }
+
+    /// Whether the reads since the last call took event lines in small
+    /// pieces, as a framework writes them test by test: then the next wait
+    /// may leave them a moment to gather. A bulk read (a burst of
+    /// declarations, a flood of output) says the writer would fill the pipe
+    /// in that moment and block.
+    pub(super) fn take_light_round(&mut self) -> bool {
+        let light = self.read_events && self.largest_read < BULK;
+        self.read_events = false;
+        self.largest_read = 0;
+        light
     }
 
     /// Reads up to `limit` bytes from a text pipe; returns how many.
@@ -114,8 +146,10 @@ impl Reader {
         }
     }
 
-    fn read_events(&mut self, out: &mut VecDeque<Input>) {
-        let Some(n) = self.read(2, CHUNK, out) else {
+    /// Reads a chunk of event lines. With `drain`, text the other pipes
+    /// hold is passed on before the first line that is not a `started`.
+    fn read_events(&mut self, out: &mut VecDeque<Input>, drain: bool) {
+        let Some(n) = self.read(Self::EVENTS, CHUNK, out) else {
             return;
         };
         if n == 0 {
@@ -124,7 +158,9 @@ impl Reader {
                 let line = std::mem::take(&mut self.line);
                 // It goes before the `Closed` that `read` just queued.
                 let closed = out.pop_back();
-                self.drain_text(out);
+                if drain {
+                    self.drain_text(out);
+                }
                 out.push_back(Input::Event(line));
                 out.extend(closed);
             }
@@ -132,7 +168,7 @@ impl Reader {
         }
         // The chunk moves out of `buf`, which `drain_text` reads into.
         std::mem::swap(&mut self.buf, &mut self.events_buf);
-        self.split_events(n, out);
+        self.split_events(n, out, drain);
         std::mem::swap(&mut self.buf, &mut self.events_buf);
     }
 
@@ -143,9 +179,9 @@ impl Reader {
     /// `started`: whatever reaches the text pipes after that was written
     /// after the chunk's lines, so draining again before a later line
     /// would only pull newer text in front of it.
-    fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>) {
+    fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>, drain: bool) {
         let mut start = 0;
-        let mut drained = false;
+        let mut drained = !drain;
         while let Some(end) = memchr::memchr(b'\n', &self.events_buf[start..n]) {
             self.line
                 .extend_from_slice(&self.events_buf[start..start + end]);
@@ -169,7 +205,10 @@ impl Reader {
             // SAFETY: `buf` has at least `want` writable bytes; fd is open.
             let n = unsafe { libc::read(fd, self.buf.as_mut_ptr().cast(), want) };
             if n > 0 {
-                return Some(n as usize);
+                let n = n as usize;
+                self.largest_read = self.largest_read.max(n);
+                self.read_events |= i == Self::EVENTS;
+                return Some(n);
             }
             if n < 0 {
                 match io::Error::last_os_error().kind() {
