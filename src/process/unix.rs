@@ -153,9 +153,10 @@ impl Child {
             let wait = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if self.gather && !wait.is_some_and(|w| w.is_zero()) {
                 let pause = wait.map_or(GATHER, |w| w.min(GATHER));
-                if self.poll(Some(pause), true) {
-                    continue;
+                if !self.poll(Some(pause), true) {
+                    self.gather = false; // the pause is over: wait for everything
                 }
+                continue;
             }
             if !self.poll(wait, false) && wait.is_some_and(|w| w.is_zero()) {
                 return None;
@@ -420,9 +421,9 @@ mod tests {
     #[test]
     fn gathered_event_lines_come_before_text_written_after_them() {
         let mut child = sh(r#"
-            printf '{"ev":"started","id":"a"}\n' >&"$TCRUNNER_EVENT_FD"
-            sleep 0.3
-            printf '{"ev":"finished","id":"a"}\n' >&"$TCRUNNER_EVENT_FD"
+            printf '{"ev":"started","id":"a"}\n' >"/dev/fd/$TCRUNNER_EVENT_FD"
+            sleep 0.2
+            printf '{"ev":"finished","id":"a"}\n' >"/dev/fd/$TCRUNNER_EVENT_FD"
             printf 'printed after\n'
         "#);
         let limit = Some(Duration::from_secs(10));
@@ -440,7 +441,7 @@ mod tests {
             }
         }
         // Both the event line and the text are waiting after this.
-        thread::sleep(Duration::from_millis(800));
+        thread::sleep(Duration::from_millis(1500));
         let mut order = Vec::new();
         while !(child.streams_closed() && child.exited) {
             match child.next(limit).expect("input within the limit") {
