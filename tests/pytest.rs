@@ -519,6 +519,29 @@ fn collect_only_declares_the_tree_without_running_it() {
 }
 
 #[test]
+fn pytests_own_collect_only_switch_declares_the_tree_too() {
+    // `--co` among pytest's arguments runs nothing, as tcrunner's
+    // `--collect-only` does: the same declared tree and exit code, not an
+    // empty run that "ran no tests" (exit 5).
+    let ours = run_full(9, &["--collect-only"]);
+    for switch in ["--co", "--collect-only"] {
+        let theirs = run_full(9, &["--", switch]);
+        assert_clean(&theirs.stdout);
+        assert_eq!(
+            theirs.status.code(),
+            ours.status.code(),
+            "{switch}: {}",
+            String::from_utf8_lossy(&theirs.stderr)
+        );
+        assert_eq!(
+            messages(&theirs.stdout),
+            messages(&ours.stdout),
+            "{switch}: the stream differs from --collect-only's"
+        );
+    }
+}
+
+#[test]
 fn tests_carry_their_file_and_one_based_definition_line() {
     let (_, stream) = run(9, &["--target", "tests/test_basic.py::test_add"]);
     let started = messages(&stream)

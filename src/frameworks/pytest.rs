@@ -302,6 +302,13 @@ impl Framework for Pytest {
         })
     }
 
+    fn collects_only(&self, raw: &[String]) -> bool {
+        // pytest's own switch after `--`: the run reports the collected tree
+        // as `--collect-only` does, and pytest's exit code 0 stands (nothing
+        // ran on purpose, not "no tests").
+        raw.iter().any(|a| a == "--collect-only" || a == "--co")
+    }
+
     fn timeout_prefix(&self) -> &'static str {
         // The plugin's alarm (runners/_tcrunner_pytest.py).
         "timed out after "
