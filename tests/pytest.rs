@@ -360,6 +360,40 @@ fn combined_short_flags_are_understood() {
     );
 }
 
+/// `--sw-skip` (`--stepwise-skip`) turns stepwise on, so it stops early as
+/// `--sw` does: pytest keeps its own stop at a collection error instead of
+/// running on past it with `--continue-on-collection-errors`.
+#[test]
+fn stepwise_skip_stops_early_as_stepwise_does() {
+    let tested = |switch: &str| -> Vec<String> {
+        // Stepwise keeps its place in pytest's cache: a fresh copy each time.
+        let project = Project::copy("pytest");
+        let run = Tcrunner::pytest(project.path())
+            .args(["--", switch])
+            .run(Duration::from_secs(120));
+        run.assert_clean();
+        let launch = run
+            .text()
+            .lines()
+            .find(|l| l.starts_with("Launching pytest with arguments"))
+            .expect("launch line")
+            .to_owned();
+        assert!(
+            !launch.contains("--continue-on-collection-errors"),
+            "{launch}"
+        );
+        tests_by_path(&run.stdout).into_keys().collect()
+    };
+    let stepwise = tested("--sw");
+    assert!(
+        stepwise.iter().all(|t| t.contains("<collection ")) && !stepwise.is_empty(),
+        "--sw stops after collection: {stepwise:?}"
+    );
+    for switch in ["--sw-skip", "--stepwise-skip"] {
+        assert_eq!(tested(switch), stepwise, "{switch}");
+    }
+}
+
 /// Each test's full TeamCity name (its flow's open suites, then its own
 /// name), counted: a flow inherits nothing, so what a test is called can
 /// only come from the flow it is reported in.
