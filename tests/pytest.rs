@@ -690,6 +690,43 @@ fn run_edge(file: &str, args: &[&str]) -> util::Run {
     run
 }
 
+/// A test inherited from a class in another file carries that file and the
+/// line of its `def` there (pytest's location), not the collecting module's
+/// path with the other file's line; with and without xdist alike.
+#[test]
+fn an_inherited_test_carries_the_file_it_is_defined_in() {
+    let line_of = |file: &str, needle: &str| -> String {
+        let source = std::fs::read_to_string(path(&format!("tests/fixtures/{EDGES}/{file}")))
+            .expect("fixture file");
+        let index = source.lines().position(|l| l.contains(needle));
+        (index.expect("the def is in the file") + 1).to_string()
+    };
+    for workers in [&[][..], &["--", "-n", "2"][..]] {
+        let run = run_edge("test_inherited.py", workers);
+        run.assert_code(0);
+        let started = |name: &str| -> (String, String) {
+            let message = run.message(&["testStarted", &format!("name='{name}'")]);
+            let attribute = |key| util::attr(&message, key).unwrap_or_default();
+            (attribute("path"), attribute("lineno"))
+        };
+        for (test, file) in [
+            ("test_from_base", "inherited_cases.py"),
+            ("test_own", "test_inherited.py"),
+        ] {
+            let (path, line) = started(test);
+            assert!(
+                path.ends_with(&format!("/{file}")),
+                "{workers:?} {test}: path {path}"
+            );
+            assert_eq!(
+                line,
+                line_of(file, &format!("def {test}(")),
+                "{workers:?} {test}: line in {path}"
+            );
+        }
+    }
+}
+
 /// pytest's captured log records are left out of a test's output, as
 /// PyCharm's runner leaves them out, unless `TCRUNNER_PYTEST_LOGS=1` asks for
 /// them on the test's stderr.
