@@ -18,7 +18,9 @@ How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
 
 - Suites are the collectors of each item (directories and packages, modules,
   classes), declared in collection order; tests are the items. Ids are pytest
-  node ids.
+  node ids. A test's file and line are where its function is defined
+  (pytest's location): for a test inherited from a class in another file,
+  that file.
 - A test is finished once, after its teardown, with the verdict of all three
   phases folded together: a teardown failure after a passed call makes the test
   itself an ``error`` (teamcity-messages reports a separate ``<id>_teardown``
@@ -665,6 +667,11 @@ class _Reporter:
         location = item.location
         line = location[1] + 1 if location[1] is not None else None
         path = str(item.path)
+        if line is not None and location[0] and location[0] != node_id.partition("::")[0]:
+            # The line is in the file the function is defined in, which for a
+            # test inherited from a class elsewhere is not the module that
+            # collects it (xdist's controller reads the same location).
+            path = os.path.normpath(os.path.join(self.root, location[0]))
         event = {"ev": "test", "id": node_id, "name": item.name, "kind": "test", "file": path}
         if parent is not None:
             event["parent"] = parent

@@ -360,6 +360,40 @@ fn combined_short_flags_are_understood() {
     );
 }
 
+/// `--sw-skip` (`--stepwise-skip`) turns stepwise on, so it stops early as
+/// `--sw` does: pytest keeps its own stop at a collection error instead of
+/// running on past it with `--continue-on-collection-errors`.
+#[test]
+fn stepwise_skip_stops_early_as_stepwise_does() {
+    let tested = |switch: &str| -> Vec<String> {
+        // Stepwise keeps its place in pytest's cache: a fresh copy each time.
+        let project = Project::copy("pytest");
+        let run = Tcrunner::pytest(project.path())
+            .args(["--", switch])
+            .run(Duration::from_secs(120));
+        run.assert_clean();
+        let launch = run
+            .text()
+            .lines()
+            .find(|l| l.starts_with("Launching pytest with arguments"))
+            .expect("launch line")
+            .to_owned();
+        assert!(
+            !launch.contains("--continue-on-collection-errors"),
+            "{launch}"
+        );
+        tests_by_path(&run.stdout).into_keys().collect()
+    };
+    let stepwise = tested("--sw");
+    assert!(
+        stepwise.iter().all(|t| t.contains("<collection ")) && !stepwise.is_empty(),
+        "--sw stops after collection: {stepwise:?}"
+    );
+    for switch in ["--sw-skip", "--stepwise-skip"] {
+        assert_eq!(tested(switch), stepwise, "{switch}");
+    }
+}
+
 /// Each test's full TeamCity name (its flow's open suites, then its own
 /// name), counted: a flow inherits nothing, so what a test is called can
 /// only come from the flow it is reported in.
@@ -519,6 +553,29 @@ fn collect_only_declares_the_tree_without_running_it() {
 }
 
 #[test]
+fn pytests_own_collect_only_switch_declares_the_tree_too() {
+    // `--co` among pytest's arguments runs nothing, as tcrunner's
+    // `--collect-only` does: the same declared tree and exit code, not an
+    // empty run that "ran no tests" (exit 5).
+    let ours = run_full(9, &["--collect-only"]);
+    for switch in ["--co", "--collect-only"] {
+        let theirs = run_full(9, &["--", switch]);
+        assert_clean(&theirs.stdout);
+        assert_eq!(
+            theirs.status.code(),
+            ours.status.code(),
+            "{switch}: {}",
+            String::from_utf8_lossy(&theirs.stderr)
+        );
+        assert_eq!(
+            messages(&theirs.stdout),
+            messages(&ours.stdout),
+            "{switch}: the stream differs from --collect-only's"
+        );
+    }
+}
+
+#[test]
 fn tests_carry_their_file_and_one_based_definition_line() {
     let (_, stream) = run(9, &["--target", "tests/test_basic.py::test_add"]);
     let started = messages(&stream)
@@ -631,6 +688,43 @@ fn run_edge(file: &str, args: &[&str]) -> util::Run {
         .run(Duration::from_secs(120));
     run.assert_clean();
     run
+}
+
+/// A test inherited from a class in another file carries that file and the
+/// line of its `def` there (pytest's location), not the collecting module's
+/// path with the other file's line; with and without xdist alike.
+#[test]
+fn an_inherited_test_carries_the_file_it_is_defined_in() {
+    let line_of = |file: &str, needle: &str| -> String {
+        let source = std::fs::read_to_string(path(&format!("tests/fixtures/{EDGES}/{file}")))
+            .expect("fixture file");
+        let index = source.lines().position(|l| l.contains(needle));
+        (index.expect("the def is in the file") + 1).to_string()
+    };
+    for workers in [&[][..], &["--", "-n", "2"][..]] {
+        let run = run_edge("test_inherited.py", workers);
+        run.assert_code(0);
+        let started = |name: &str| -> (String, String) {
+            let message = run.message(&["testStarted", &format!("name='{name}'")]);
+            let attribute = |key| util::attr(&message, key).unwrap_or_default();
+            (attribute("path"), attribute("lineno"))
+        };
+        for (test, file) in [
+            ("test_from_base", "inherited_cases.py"),
+            ("test_own", "test_inherited.py"),
+        ] {
+            let (path, line) = started(test);
+            assert!(
+                path.ends_with(&format!("/{file}")),
+                "{workers:?} {test}: path {path}"
+            );
+            assert_eq!(
+                line,
+                line_of(file, &format!("def {test}(")),
+                "{workers:?} {test}: line in {path}"
+            );
+        }
+    }
 }
 
 /// pytest's captured log records are left out of a test's output, as

@@ -91,6 +91,11 @@ pub(crate) trait Framework {
     fn no_tests_line(&self, _stdout: &str) -> Option<String> {
         None
     }
+    /// Whether the framework's own arguments (after `--`) ask it to collect
+    /// without running, as `--collect-only` does.
+    fn collects_only(&self, _raw: &[String]) -> bool {
+        false
+    }
 }
 
 /// The supported frameworks.

@@ -233,9 +233,13 @@ impl Framework for Pytest {
         let mut shown: Vec<String> = Vec::new();
         let raw = &request.raw;
         let short = short_flags(raw);
+        // `--sw-skip` turns stepwise on as well.
         let stops_early = short.contains(&'x')
             || raw.iter().any(|a| {
-                a == "--exitfirst" || a.starts_with("--maxfail") || a == "--sw" || a == "--stepwise"
+                matches!(
+                    a.as_str(),
+                    "--exitfirst" | "--sw" | "--stepwise" | "--sw-skip" | "--stepwise-skip"
+                ) || a.starts_with("--maxfail")
             });
         if !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors") {
             shown.push("--continue-on-collection-errors".into());
@@ -300,6 +304,13 @@ impl Framework for Pytest {
             spec,
             shown_args: shown,
         })
+    }
+
+    fn collects_only(&self, raw: &[String]) -> bool {
+        // pytest's own switch after `--`: the run reports the collected tree
+        // as `--collect-only` does, and pytest's exit code 0 stands (nothing
+        // ran on purpose, not "no tests").
+        raw.iter().any(|a| a == "--collect-only" || a == "--co")
     }
 
     fn timeout_prefix(&self) -> &'static str {

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::cli::RunConfig;
+use crate::cli::{OutputConfig, RunConfig};
 use crate::exit;
 use crate::frameworks::{self, Any, Request, SetupError};
 use crate::process::Child;
@@ -145,18 +145,23 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     }
     let framework = Any::new(framework);
     let framework = framework.get();
+    let collect_only = raw.collect_only || framework.collects_only(&raw.raw);
     let request = Request {
         project: project.clone(),
         paths: raw.paths.clone(),
         targets: raw.targets.clone(),
         raw: raw.raw.clone(),
-        collect_only: raw.collect_only,
+        collect_only,
         test_timeout: raw.timeout,
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
     };
     let launch = framework.launch(&request)?;
-    let mut pipeline = match Pipeline::new(&config.output, out) {
+    let output = OutputConfig {
+        collect_only,
+        ..config.output
+    };
+    let mut pipeline = match Pipeline::new(&output, out) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
@@ -191,7 +196,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     };
 
     let limits = Limits {
-        collect_only: raw.collect_only,
+        collect_only,
         test: raw.timeout.map(Duration::from_secs_f64),
         session: raw
             .session_timeout
@@ -227,7 +232,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     if ending == Ending::OutputGone {
         return Ok(quiet_exit());
     }
-    Ok(state.exit_code(ending, &summary, framework, raw.collect_only))
+    Ok(state.exit_code(ending, &summary, framework, collect_only))
 }
 
 /// A program given as a path is made absolute (the framework runs in the
