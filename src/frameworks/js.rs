@@ -319,6 +319,15 @@ impl Framework for Jest {
             .map(|l| l.trim().to_owned())
     }
 
+    fn informational(&self, raw: &[String]) -> bool {
+        raw.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "-h" | "--help" | "-v" | "--version" | "--showConfig" | "--listTests"
+            )
+        })
+    }
+
     fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
         None
     }
@@ -368,6 +377,11 @@ impl Framework for Vitest {
     fn timeout_prefix(&self) -> &'static str {
         // `Test timed out in 5000ms.`
         "Test timed out in "
+    }
+
+    fn informational(&self, raw: &[String]) -> bool {
+        raw.iter()
+            .any(|a| matches!(a.as_str(), "-h" | "--help" | "-v" | "--version"))
     }
 
     fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {

@@ -96,6 +96,12 @@ pub(crate) trait Framework {
     fn collects_only(&self, _raw: &[String]) -> bool {
         false
     }
+    /// Whether the framework's own arguments ask only for information (its
+    /// help, its version, its configuration): it runs no tests on purpose,
+    /// and may exit before our reporter loads.
+    fn informational(&self, _raw: &[String]) -> bool {
+        false
+    }
 }
 
 /// The supported frameworks.

@@ -313,6 +313,23 @@ impl Framework for Pytest {
         raw.iter().any(|a| a == "--collect-only" || a == "--co")
     }
 
+    fn informational(&self, raw: &[String]) -> bool {
+        let short = short_flags(raw);
+        short.contains(&'h')
+            || short.contains(&'V')
+            || raw.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "--help"
+                        | "--version"
+                        | "--markers"
+                        | "--fixtures"
+                        | "--funcargs"
+                        | "--fixtures-per-test"
+                )
+            })
+    }
+
     fn timeout_prefix(&self) -> &'static str {
         // The plugin's alarm (runners/_tcrunner_pytest.py).
         "timed out after "

@@ -146,6 +146,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     let framework = Any::new(framework);
     let framework = framework.get();
     let collect_only = raw.collect_only || framework.collects_only(&raw.raw);
+    let informational = framework.informational(&raw.raw);
     let request = Request {
         project: project.clone(),
         paths: raw.paths.clone(),
@@ -197,6 +198,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
 
     let limits = Limits {
         collect_only,
+        informational,
         test: raw.timeout.map(Duration::from_secs_f64),
         session: raw
             .session_timeout
@@ -232,7 +234,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     if ending == Ending::OutputGone {
         return Ok(quiet_exit());
     }
-    Ok(state.exit_code(ending, &summary, framework, collect_only))
+    Ok(state.exit_code(ending, &summary, framework, collect_only || informational))
 }
 
 /// A program given as a path is made absolute (the framework runs in the

@@ -17,6 +17,9 @@ use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK}
 
 pub(super) struct Limits {
     pub(super) collect_only: bool,
+    /// The framework was asked for information only (its help, its version):
+    /// no tests and no word from our reporter are expected.
+    pub(super) informational: bool,
     pub(super) test: Option<Duration>,
     pub(super) session: Option<Instant>,
     pub(super) session_secs: f64,
@@ -323,6 +326,7 @@ impl State {
                     && !self.crashed
                     && pipeline.summary().total() == 0
                     && !limits.collect_only
+                    && !limits.informational
                 {
                     let text = format!("{name} ran no tests: none were collected or selected");
                     tell(pipeline, LogLevel::Warning, text)?;
@@ -341,7 +345,8 @@ impl State {
             self.status = status.or(self.status);
             pipeline.text(&text)?;
         }
-        if !self.reported && self.signalled.is_none() {
+        let answered = limits.informational && self.status.is_some_and(|s| s.code() == Some(0));
+        if !self.reported && self.signalled.is_none() && !answered {
             if let Some(line) = framework
                 .no_tests_line(&String::from_utf8_lossy(&self.stdout_tail))
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
@@ -403,7 +408,7 @@ impl State {
         ending: Ending,
         summary: &Summary,
         framework: &dyn Framework,
-        collect_only: bool,
+        runs_no_tests: bool,
     ) -> i32 {
         if let Some((signal, _)) = self.signalled {
             return exit::SIGNAL_BASE + signal;
@@ -441,7 +446,7 @@ impl State {
                 exit::REPORTER_FAILED
             };
         }
-        if summary.total() == 0 && !collect_only {
+        if summary.total() == 0 && !runs_no_tests {
             return if pytest_own { code } else { exit::NO_TESTS };
         }
         if self.framework_timeouts > 0 {
