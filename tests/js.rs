@@ -665,3 +665,32 @@ fn a_vitest_type_check_failure_says_where_it_is() {
         assert!(details.ends_with(&place), "{name}: {details}");
     }
 }
+
+#[test]
+fn half_of_a_surrogate_pair_does_not_lose_the_event_that_carries_it() {
+    for name in ["jest29", "jest30", "vitest3", "vitest4", "vitest5"] {
+        let case = if name.starts_with("jest") {
+            "jest-surrogates"
+        } else {
+            "vitest-surrogates"
+        };
+        let project = case_project(case, name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}: a failed test, not a crash");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let keys: Vec<&str> = found.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "surrogates.test.js > compares a string cut in half",
+                "surrogates.test.js > is named after 🎉\u{fffd}",
+            ],
+            "{name}"
+        );
+        let cut = &found["surrogates.test.js > compares a string cut in half"];
+        assert_eq!(cut.verdict, "failed", "{name}");
+        assert_eq!(cut.expected.as_deref(), Some("🎉🎉"), "{name}");
+        assert_eq!(cut.actual.as_deref(), Some("🎉\u{fffd}"), "{name}");
+    }
+}
