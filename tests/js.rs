@@ -368,12 +368,13 @@ fn vitest_shows_a_thrown_plain_object() {
 }
 
 #[test]
-fn vitests_own_checks_are_failures_not_errors() {
+fn vitests_own_checks_and_custom_matchers_are_failures_not_errors() {
     for name in ["vitest3", "vitest4", "vitest5"] {
         assert_eq!(
             failing_case_verdicts("vitest-assertions", name),
             [
                 ("assertions.test.ts > expects a resolution", "failed"),
+                ("assertions.test.ts > fails a custom matcher", "failed"),
                 ("assertions.test.ts > fails as it should", "passed"),
                 ("assertions.test.ts > makes none", "failed"),
                 ("assertions.test.ts > makes too few assertions", "failed"),
