@@ -127,8 +127,10 @@ function jestVersion(rootDir) {
 }
 
 // jest's own assertion errors: its matcher hint (`expect.assertions(2)`,
-// `expect(received).rejects.toThrow()`), or a `test.failing` test that passed.
-const JEST_CHECK = /^expect[.(]|^Failing test passed even though it was supposed to fail\./;
+// `expect(received).rejects.toThrow()`), the hint jest-circus puts in place
+// of a node `assert` error (`assert(received)`, `assert.strictEqual(received,
+// expected)`), or a `test.failing` test that passed.
+const JEST_CHECK = /^expect[.(]|^assert[.(]|^Failing test passed even though it was supposed to fail\./;
 
 /**
  * What a test's failures say: outcome, message, details, expected/actual.

@@ -452,13 +452,15 @@ fn a_snapshot_jest_did_not_write_has_no_expected_value() {
 }
 
 #[test]
-fn jests_own_assertion_errors_are_failures_not_errors() {
+fn jests_own_and_node_assertion_errors_are_failures_not_errors() {
     for name in ["jest29", "jest30"] {
         assert_eq!(
             failing_case_verdicts("jest-assertions", name),
             [
                 ("assertions.test.js > expects a rejection", "failed"),
                 ("assertions.test.js > expects a resolution", "failed"),
+                ("assertions.test.js > fails a bare node assert", "failed"),
+                ("assertions.test.js > fails a node assert", "failed"),
                 ("assertions.test.js > fails as it should", "passed"),
                 ("assertions.test.js > makes none", "failed"),
                 ("assertions.test.js > makes too few assertions", "failed"),
