@@ -697,3 +697,30 @@ fn half_of_a_surrogate_pair_does_not_lose_the_event_that_carries_it() {
         assert_eq!(cut.actual.as_deref(), Some("🎉\u{fffd}"), "{name}");
     }
 }
+
+#[test]
+fn a_folder_path_runs_that_folder_not_its_namesakes() {
+    for name in ["jest29", "jest30", "vitest3", "vitest4", "vitest5"] {
+        let project = case_project("path-prefix", name);
+        let framework = if name.starts_with("jest") {
+            "jest"
+        } else {
+            "vitest"
+        };
+        let run_path = |path: &str| {
+            let (code, stream) = run_in(
+                project.path(),
+                name,
+                &["--framework", framework, "--path", path],
+            );
+            assert_eq!(code, 0, "{name}: --path {path}");
+            assert_clean(&stream);
+            tests_by_path(&stream).into_keys().collect::<Vec<_>>()
+        };
+        for path in ["src/a", "./src/a/"] {
+            assert_eq!(run_path(path), ["src/a/in.test.js > is in src/a"], "{name}");
+        }
+        // The project itself, written `.`, runs everything.
+        assert_eq!(run_path(".").len(), 3, "{name}");
+    }
+}
