@@ -724,3 +724,23 @@ fn a_folder_path_runs_that_folder_not_its_namesakes() {
         assert_eq!(run_path(".").len(), 3, "{name}");
     }
 }
+
+#[test]
+fn a_jest_describe_with_an_empty_title_holds_only_its_own_tests() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-titles", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 0, "{name}");
+        assert_clean(&stream);
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(
+            found,
+            [
+                "titles.test.js >  > is in a describe",
+                "titles.test.js > is at the top",
+                "titles.test.js > x > is in a describe",
+            ],
+            "{name}"
+        );
+    }
+}
