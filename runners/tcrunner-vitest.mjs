@@ -77,11 +77,13 @@ const isUnwrittenSnapshot = (err) =>
 
 /**
  * What a thrown value that is not an error (`throw {code: 42}`) shows: vitest
- * keeps its fields (adding `stacks`) but it has no name or message.
+ * keeps its fields (adding `stacks`, and `VITEST_TEST_NAME`/`_PATH` to an
+ * unhandled one) but it has no name or message.
  */
 function thrownValue(err) {
   if (!err || typeof err !== 'object' || err.name !== undefined || err.message !== undefined) return undefined;
   const { stacks, ...fields } = err;
+  for (const key of Object.keys(fields)) if (key.startsWith('VITEST_')) delete fields[key];
   return inspect(fields, { depth: 5 });
 }
 

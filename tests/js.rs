@@ -364,6 +364,12 @@ fn vitest_shows_a_thrown_plain_object() {
         let thrown = &found["values.test.ts > throws a plain object"];
         assert_eq!(thrown.verdict, "error", "{name}");
         assert_eq!(thrown.message.as_deref(), Some("{ code: 42 }"), "{name}");
+        // Unhandled, without the fields vitest adds to say where it came from.
+        let unhandled = &found["Unhandled error"];
+        assert_eq!(unhandled.verdict, "error", "{name}");
+        let message = unhandled.message.as_deref().unwrap_or_default();
+        assert!(message.contains("code: 7"), "{name}: {message}");
+        assert!(!message.contains("VITEST_"), "{name}: {message}");
     }
 }
 
