@@ -127,8 +127,10 @@ function jestVersion(rootDir) {
 }
 
 // jest's own assertion errors: its matcher hint (`expect.assertions(2)`,
-// `expect(received).rejects.toThrow()`), or a `test.failing` test that passed.
-const JEST_CHECK = /^expect[.(]|^Failing test passed even though it was supposed to fail\./;
+// `expect(received).rejects.toThrow()`), the hint jest-circus puts in place
+// of a node `assert` error (`assert(received)`, `assert.strictEqual(received,
+// expected)`), or a `test.failing` test that passed.
+const JEST_CHECK = /^expect[.(]|^assert[.(]|^Failing test passed even though it was supposed to fail\./;
 
 /**
  * What a test's failures say: outcome, message, details, expected/actual.
@@ -166,7 +168,7 @@ class FileState {
     // A file that several named projects run gets one node per project.
     this.id = project ? JSON.stringify([project, file]) : file;
     this.head = JSON.stringify(project ? [project, file] : [file]).slice(0, -1); // prefix of the JSON ids under it
-    this.suites = new Map(); // ancestor titles joined by NUL -> {id, path} of a declared describe
+    this.suites = new Map(); // ancestor titles as JSON -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
     this.live = new Map(); // title-path key -> [{id, started, finished, status, line}]
     this.titleLines = null; // test lines from scanLines, read on first use
@@ -412,7 +414,8 @@ class TcrunnerJestReporter {
    * its escaped location path. The file itself when there are no ancestors.
    */
   _suiteOf(file, ancestors, out) {
-    const key = ancestors.join('\0');
+    // As JSON: joined titles would give `describe('')` the file's own key.
+    const key = JSON.stringify(ancestors);
     let suite = file.suites.get(key);
     if (suite) return suite;
     if (ancestors.length === 0) {

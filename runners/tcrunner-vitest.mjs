@@ -53,9 +53,14 @@ const VITEST_CHECK = /^expected (number of assertions to be \d+|any number of as
 // A snapshot matcher's failure, a plain Error with `actual` and `expected`.
 const SNAPSHOT_MISMATCH = /^Snapshot `[^]*` mismatched$/;
 
-/** An assertion (`failed`) rather than some other error (`error`). */
+/** An assertion (`failed`) rather than some other error (`error`). A custom
+ * matcher's failure (`expect.extend`, jest-dom's) is a plain-named Error;
+ * vitest's copy keeps its class as `constructor: 'Function<JestExtendError>'`
+ * (vitest 3 also gave it `expected`/`actual`, vitest 4 and 5 only when the
+ * matcher returns them). */
 const isAssertion = (err) =>
   !!err && (/AssertionError/.test(err.name || '')
+    || err.constructor === 'Function<JestExtendError>'
     || (typeof err.expected === 'string' && typeof err.actual === 'string')
     || VITEST_CHECK.test(err.message || '')
     || SNAPSHOT_MISMATCH.test(err.message || ''));
@@ -72,11 +77,13 @@ const isUnwrittenSnapshot = (err) =>
 
 /**
  * What a thrown value that is not an error (`throw {code: 42}`) shows: vitest
- * keeps its fields (adding `stacks`) but it has no name or message.
+ * keeps its fields (adding `stacks`, and `VITEST_TEST_NAME`/`_PATH` to an
+ * unhandled one) but it has no name or message.
  */
 function thrownValue(err) {
   if (!err || typeof err !== 'object' || err.name !== undefined || err.message !== undefined) return undefined;
   const { stacks, ...fields } = err;
+  for (const key of Object.keys(fields)) if (key.startsWith('VITEST_')) delete fields[key];
   return inspect(fields, { depth: 5 });
 }
 

@@ -207,6 +207,60 @@ pub enum LogLevel {
     Error,
 }
 
+impl TestEvent {
+    /// Decodes one line of the side channel. A lone UTF-16 surrogate escape
+    /// (`\ud800`), which `JSON.stringify` and Python's `json` write for a
+    /// string holding half of a pair (a title or value cut in the middle of
+    /// an emoji), reads as U+FFFD: serde_json refuses it, and the whole
+    /// event, a test's `finished` among them, would be lost.
+    pub(crate) fn from_line(line: &[u8]) -> serde_json::Result<TestEvent> {
+        serde_json::from_slice(line).or_else(|err| match without_lone_surrogates(line) {
+            Some(fixed) => serde_json::from_slice(&fixed),
+            None => Err(err),
+        })
+    }
+}
+
+/// `line` with every `\uXXXX` escape of a surrogate that is not half of a
+/// high-low pair replaced by `\ufffd`, or `None` when it has none. A
+/// backslash only occurs inside strings in valid JSON, so escapes are found
+/// by walking from one backslash to the next.
+fn without_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = line.get(at..at + 6)?;
+        if &hex[..2] != br"\u" {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(offset) = line[at..].iter().position(|&b| b == b'\\') {
+        at += offset;
+        let Some(code) = unit(at) else {
+            at += 2; // `\"`, `\\`, `\n`: the escaped byte is never a backslash that starts one
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&code);
+        let paired = high && unit(at + 6).is_some_and(|c| (0xDC00..0xE000).contains(&c));
+        if paired {
+            at += 12;
+        } else if (0xD800..0xE000).contains(&code) {
+            let out = out.get_or_insert_with(|| Vec::with_capacity(line.len()));
+            out.extend_from_slice(&line[copied..at]);
+            out.extend_from_slice(br"\ufffd");
+            at += 6;
+            copied = at;
+        } else {
+            at += 6;
+        }
+    }
+    let mut out = out?;
+    out.extend_from_slice(&line[copied..]);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +282,22 @@ mod tests {
         );
         let back = serde_json::to_string(&event).unwrap();
         assert_eq!(serde_json::from_str::<TestEvent>(&back).unwrap(), event);
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_read_as_replacement_characters() {
+        let line = br#"{"ev":"output","id":"a","stream":"stdout","text":"x\ud800y \udc00 \ud83d\ude00 \\ud800 \"\ud83d"}"#;
+        assert!(serde_json::from_slice::<TestEvent>(line).is_err());
+        let TestEvent::Output { text, .. } = TestEvent::from_line(line).unwrap() else {
+            panic!("not output")
+        };
+        assert_eq!(text, "x\u{fffd}y \u{fffd} \u{1f600} \\ud800 \"\u{fffd}");
+        // Nothing to replace: serde's own error stays.
+        assert!(TestEvent::from_line(br#"{"ev":"output","#).is_err());
+        assert_eq!(
+            without_lone_surrogates(br#"{"a":"\u00e9 \\ \ud83d\ude00"}"#),
+            None
+        );
     }
 
     #[test]

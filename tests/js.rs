@@ -364,16 +364,23 @@ fn vitest_shows_a_thrown_plain_object() {
         let thrown = &found["values.test.ts > throws a plain object"];
         assert_eq!(thrown.verdict, "error", "{name}");
         assert_eq!(thrown.message.as_deref(), Some("{ code: 42 }"), "{name}");
+        // Unhandled, without the fields vitest adds to say where it came from.
+        let unhandled = &found["Unhandled error"];
+        assert_eq!(unhandled.verdict, "error", "{name}");
+        let message = unhandled.message.as_deref().unwrap_or_default();
+        assert!(message.contains("code: 7"), "{name}: {message}");
+        assert!(!message.contains("VITEST_"), "{name}: {message}");
     }
 }
 
 #[test]
-fn vitests_own_checks_are_failures_not_errors() {
+fn vitests_own_checks_and_custom_matchers_are_failures_not_errors() {
     for name in ["vitest3", "vitest4", "vitest5"] {
         assert_eq!(
             failing_case_verdicts("vitest-assertions", name),
             [
                 ("assertions.test.ts > expects a resolution", "failed"),
+                ("assertions.test.ts > fails a custom matcher", "failed"),
                 ("assertions.test.ts > fails as it should", "passed"),
                 ("assertions.test.ts > makes none", "failed"),
                 ("assertions.test.ts > makes too few assertions", "failed"),
@@ -451,13 +458,15 @@ fn a_snapshot_jest_did_not_write_has_no_expected_value() {
 }
 
 #[test]
-fn jests_own_assertion_errors_are_failures_not_errors() {
+fn jests_own_and_node_assertion_errors_are_failures_not_errors() {
     for name in ["jest29", "jest30"] {
         assert_eq!(
             failing_case_verdicts("jest-assertions", name),
             [
                 ("assertions.test.js > expects a rejection", "failed"),
                 ("assertions.test.js > expects a resolution", "failed"),
+                ("assertions.test.js > fails a bare node assert", "failed"),
+                ("assertions.test.js > fails a node assert", "failed"),
                 ("assertions.test.js > fails as it should", "passed"),
                 ("assertions.test.js > makes none", "failed"),
                 ("assertions.test.js > makes too few assertions", "failed"),
@@ -663,5 +672,81 @@ fn a_vitest_type_check_failure_says_where_it_is() {
             project.path().join("types.test-d.ts").display()
         );
         assert!(details.ends_with(&place), "{name}: {details}");
+    }
+}
+
+#[test]
+fn half_of_a_surrogate_pair_does_not_lose_the_event_that_carries_it() {
+    for name in ["jest29", "jest30", "vitest3", "vitest4", "vitest5"] {
+        let case = if name.starts_with("jest") {
+            "jest-surrogates"
+        } else {
+            "vitest-surrogates"
+        };
+        let project = case_project(case, name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}: a failed test, not a crash");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let keys: Vec<&str> = found.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "surrogates.test.js > compares a string cut in half",
+                "surrogates.test.js > is named after 🎉\u{fffd}",
+            ],
+            "{name}"
+        );
+        let cut = &found["surrogates.test.js > compares a string cut in half"];
+        assert_eq!(cut.verdict, "failed", "{name}");
+        assert_eq!(cut.expected.as_deref(), Some("🎉🎉"), "{name}");
+        assert_eq!(cut.actual.as_deref(), Some("🎉\u{fffd}"), "{name}");
+    }
+}
+
+#[test]
+fn a_folder_path_runs_that_folder_not_its_namesakes() {
+    for name in ["jest29", "jest30", "vitest3", "vitest4", "vitest5"] {
+        let project = case_project("path-prefix", name);
+        let framework = if name.starts_with("jest") {
+            "jest"
+        } else {
+            "vitest"
+        };
+        let run_path = |path: &str| {
+            let (code, stream) = run_in(
+                project.path(),
+                name,
+                &["--framework", framework, "--path", path],
+            );
+            assert_eq!(code, 0, "{name}: --path {path}");
+            assert_clean(&stream);
+            tests_by_path(&stream).into_keys().collect::<Vec<_>>()
+        };
+        for path in ["src/a", "./src/a/"] {
+            assert_eq!(run_path(path), ["src/a/in.test.js > is in src/a"], "{name}");
+        }
+        // The project itself, written `.`, runs everything.
+        assert_eq!(run_path(".").len(), 3, "{name}");
+    }
+}
+
+#[test]
+fn a_jest_describe_with_an_empty_title_holds_only_its_own_tests() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-titles", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 0, "{name}");
+        assert_clean(&stream);
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(
+            found,
+            [
+                "titles.test.js >  > is in a describe",
+                "titles.test.js > is at the top",
+                "titles.test.js > x > is in a describe",
+            ],
+            "{name}"
+        );
     }
 }

@@ -162,6 +162,45 @@ fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<Strin
     Some(format!("^(?:{})(?:{joiner}.*)?$", alternatives.join("|")))
 }
 
+/// `path` without `.` parts (`.`, `./src` → ``, `src`).
+fn without_cur_dir(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect()
+}
+
+/// jest's pattern for a `--path`: jest searches the absolute path of every
+/// test file for it, so a folder ends in `/` and a file at the path's end,
+/// or `src/a` would also run `src/ab/` and `src/abc.test.js`.
+fn jest_path_pattern(project: &Path, path: &Path) -> String {
+    let absolute = without_cur_dir(&project.join(path));
+    let text = absolute.to_string_lossy();
+    let text = regex_escape(text.trim_end_matches('/'));
+    if absolute.is_dir() {
+        format!("{text}/")
+    } else if absolute.is_file() {
+        format!("{text}$")
+    } else {
+        text
+    }
+}
+
+/// vitest's filter for a `--path`: vitest keeps every test file whose path
+/// relative to the project contains it, so a folder ends in `/`, or `src/a`
+/// would also run `src/ab/` and `src/abc.test.ts`. (A file name is still
+/// found inside longer ones: vitest has no exact file filter.)
+fn vitest_path_filter(project: &Path, path: &Path) -> String {
+    let relative = without_cur_dir(path);
+    let text = relative.to_string_lossy();
+    if text.is_empty() {
+        ".".into() // the project itself: every path has a `.`
+    } else if project.join(&relative).is_dir() {
+        format!("{}/", text.trim_end_matches('/'))
+    } else {
+        text.into_owned()
+    }
+}
+
 struct Plan {
     node: PathBuf,
     package: Package,
@@ -291,10 +330,12 @@ impl Framework for Jest {
             shown.push("--runTestsByPath".into());
             shown.extend(target_files(&plan.targets));
         }
-        for path in &request.paths {
-            let absolute = request.project.join(path);
-            shown.push(regex_escape(&absolute.to_string_lossy()));
-        }
+        shown.extend(
+            request
+                .paths
+                .iter()
+                .map(|p| jest_path_pattern(&request.project, p)),
+        );
         // Last: `--reporters` takes a list, and a path right after it would
         // be read as a second reporter.
         let mut args = shown.clone();
@@ -363,7 +404,7 @@ impl Framework for Vitest {
             request
                 .paths
                 .iter()
-                .map(|p| p.to_string_lossy().into_owned()),
+                .map(|p| vitest_path_filter(&request.project, p)),
         );
         let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
         args.extend(shown[1..].iter().cloned());

@@ -201,7 +201,7 @@ impl State {
         pipeline: &mut Pipeline<W>,
         limits: &Limits,
     ) -> io::Result<()> {
-        let event: TestEvent = match serde_json::from_slice(line) {
+        let event = match TestEvent::from_line(line) {
             Ok(event) => event,
             Err(e) => {
                 self.bad_events += 1;
