@@ -750,3 +750,34 @@ fn a_jest_describe_with_an_empty_title_holds_only_its_own_tests() {
         );
     }
 }
+
+/// `--help`, jest's `--version` and `--listTests` answer and exit 0 without
+/// loading reporters: the answer passes through, the tree stays empty, and
+/// the exit code is the framework's.
+#[test]
+fn information_switches_pass_the_frameworks_answer_through() {
+    for (name, switches) in [
+        ("jest30", &["--version", "--listTests", "--help"][..]),
+        ("vitest4", &["--help"][..]),
+    ] {
+        for switch in switches {
+            let (code, stdout) = run(name, &["--", switch]);
+            let text = String::from_utf8_lossy(&stdout);
+            assert_eq!(code, 0, "{name} {switch}:\n{text}");
+            assert_clean(&stdout);
+            assert!(
+                !text.contains("##teamcity[testStarted"),
+                "{name} {switch}:\n{text}"
+            );
+            let answer: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.starts_with("##teamcity[") && !l.starts_with("Launching "))
+                .filter(|l| !l.trim().is_empty())
+                .collect();
+            assert!(!answer.is_empty(), "{name} {switch}:\n{text}");
+            if *switch == "--listTests" {
+                assert!(answer.iter().any(|l| l.ends_with(".test.js")), "{text}");
+            }
+        }
+    }
+}

@@ -968,3 +968,29 @@ fn the_reporters_bytecode_is_cached_even_where_the_project_writes_none() {
     assert!(cached[0].starts_with("_tcrunner_pytest."), "{cached:?}");
     assert!(project_bytecode.is_empty(), "{project_bytecode:?}");
 }
+
+/// pytest's information switches print their answer and exit 0 without a
+/// session (`--version` and `--help` even before our plugin loads): the
+/// answer passes through, the tree stays empty, and pytest's code stands.
+#[test]
+fn information_switches_pass_pytests_answer_through() {
+    for (switch, says) in [
+        ("--version", "pytest 9."),
+        ("--help", "usage:"),
+        ("--markers", "@pytest.mark.skip"),
+        ("--fixtures", "tmp_path"),
+    ] {
+        // `--fixtures` collects: a file that collects cleanly.
+        let project = Project::copy(EDGES);
+        let run = Tcrunner::pytest(project.path())
+            .args(["--path", "test_messages.py", "--", switch])
+            .run(Duration::from_secs(120));
+        run.assert_code(0).assert_clean();
+        let text = run.text();
+        assert!(
+            !text.contains("##teamcity[testStarted"),
+            "{switch}:\n{text}"
+        );
+        assert!(text.contains(says), "{switch}:\n{text}");
+    }
+}

@@ -421,8 +421,8 @@ impl Framework for Vitest {
     }
 
     fn informational(&self, raw: &[String]) -> bool {
-        raw.iter()
-            .any(|a| matches!(a.as_str(), "-h" | "--help" | "-v" | "--version"))
+        // After `run`, vitest's `--version` is no answer: the run goes on.
+        raw.iter().any(|a| a == "-h" || a == "--help")
     }
 
     fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
