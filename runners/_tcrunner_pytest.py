@@ -1,11 +1,12 @@
 """tcrunner's reporter inside pytest: every test event as a JSON line on a side channel.
 
 tcrunner writes this file out beside ``tcrunner_pytest.py``, the module it
-loads with ``-p tcrunner_pytest``, which imports this one. The events go to the file descriptor in ``TCRUNNER_EVENT_FD`` (or are appended to
-the file ``TCRUNNER_EVENT_FILE``, for debugging by hand), one JSON object per
-line, exactly as ``docs/event-protocol.md`` and ``src/event.rs`` define them.
-With neither variable set the plugin does nothing at all. It never writes to
-stdout and never changes pytest's exit code.
+loads with ``-p tcrunner_pytest``, which imports this one. The events go to
+the file descriptor in ``TCRUNNER_EVENT_FD`` (or are appended to the file
+``TCRUNNER_EVENT_FILE``, for debugging by hand), one JSON object per line,
+exactly as ``docs/event-protocol.md`` and ``src/event.rs`` define them. With
+neither variable set the plugin does nothing at all. It never writes to stdout
+and never changes pytest's exit code.
 
 Checked against pytest 8.3 (Python 3.8), 8.4 and 9.2 (Python 3.11, 3.13),
 pytest-xdist 3.8, pytest-rerunfailures 16.7, pytest-timeout 2.4,

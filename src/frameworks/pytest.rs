@@ -1,7 +1,8 @@
 //! pytest: PyCharm's what-to-run arguments turned into a pytest command line
 //! (pycharm-and-teamcity-protocol §1.1-1.3), run with the project's own
-//! interpreter and our plugin loaded with `-p tcrunner_pytest` (`runners/tcrunner_pytest.py`,
-//! which imports the reporter `runners/_tcrunner_pytest.py`).
+//! interpreter and our plugin loaded with `-p tcrunner_pytest`
+//! (`runners/tcrunner_pytest.py`, which imports the reporter
+//! `runners/_tcrunner_pytest.py`).
 //!
 //! Checked against pytest 8.4 and 9.x. Targets accepted:
 //! - `tests/test_a.py::TestX.test_one` (PyCharm's form: dots after `::`
@@ -244,7 +245,7 @@ impl Framework for Pytest {
         if !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors") {
             shown.push("--continue-on-collection-errors".into());
         }
-        if request.collect_only && !raw.iter().any(|a| a == "--collect-only" || a == "--co") {
+        if request.collect_only && !self.collects_only(raw) {
             shown.push("--collect-only".into());
         }
         // As PyCharm does on pytest >= 6: the tree carries every result, so

@@ -234,7 +234,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     if ending == Ending::OutputGone {
         return Ok(quiet_exit());
     }
-    Ok(state.exit_code(ending, &summary, framework, collect_only || informational))
+    Ok(state.exit_code(ending, &summary, framework, limits.runs_no_tests()))
 }
 
 /// A program given as a path is made absolute (the framework runs in the

@@ -26,6 +26,13 @@ pub(super) struct Limits {
     pub(super) grace: Duration,
 }
 
+impl Limits {
+    /// The run collects or answers only: no test runs on purpose.
+    pub(super) fn runs_no_tests(&self) -> bool {
+        self.collect_only || self.informational
+    }
+}
+
 pub(super) struct State {
     /// The framework's name, for messages.
     name: &'static str,
@@ -325,8 +332,7 @@ impl State {
                 if self.reported
                     && !self.crashed
                     && pipeline.summary().total() == 0
-                    && !limits.collect_only
-                    && !limits.informational
+                    && !limits.runs_no_tests()
                 {
                     let text = format!("{name} ran no tests: none were collected or selected");
                     tell(pipeline, LogLevel::Warning, text)?;
