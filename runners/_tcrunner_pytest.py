@@ -75,6 +75,8 @@ _MAX_COMPARISON = 1 << 20
 _FRAMES_TO_ASSERT = 12
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# A string as a JSON string, for the lines written by hand on the hot paths.
+_str = json.encoder.encode_basestring
 
 
 def _enabled():
@@ -107,7 +109,8 @@ def pytest_configure(config):
     manager = config.pluginmanager
     if manager.has_plugin(_PROBE):
         return
-    manager.register(_Probe(), _PROBE)
+    probe = _WorkerProbe() if hasattr(config, "workerinput") else _Probe()
+    manager.register(probe, _PROBE)
     limit = _test_timeout()
     if limit is not None:
         manager.register(_Alarm(config, *limit), _ALARM)
@@ -116,7 +119,7 @@ def pytest_configure(config):
     writer = _open_channel()
     if writer is not None:
         _reporting.append(config)
-        manager.register(_Reporter(config, writer, teamcity_was_on), _REPORTER)
+        manager.register(_Reporter(config, writer, probe, teamcity_was_on), _REPORTER)
 
 
 def _silence_teamcity_messages(config):
@@ -238,6 +241,14 @@ class _Probe:
     failure, and the compared values. Report attributes travel with xdist's
     serialization (``_report_to_json`` keeps unknown attributes)."""
 
+    def __init__(self):
+        # (node id, phase) -> (exception, comparison) of a phase that raised,
+        # kept from its makereport until its report is logged (pytest-
+        # rerunfailures logs a test's reports only after all three phases).
+        self.raised = {}
+        # (node id, phase) of the last phase that raised nothing.
+        self.clean = None
+
     def pytest_configure(self, config):
         for name in _UNITTEST_EQUALITY:
             current = getattr(unittest.TestCase, name, None)
@@ -258,22 +269,49 @@ class _Probe:
             _remember(right, left, where)
         return None
 
-    @pytest.hookimpl(wrapper=True)
+    # Three calls per test, so a plain implementation rather than a wrapper
+    # (pluggy's generator round trip costs several times this body). It runs
+    # before pytest's own, which was registered earlier, and after unittest's
+    # tryfirst one, which sets a TestCase's exception on `call`.
     def pytest_runtest_makereport(self, item, call):
-        report = yield
         comparison = _last_comparison[0]
-        _last_comparison[0] = None
-        if report.failed:
-            if call.excinfo is None:
-                # A verdict without an exception: strict xpass, unittest's
-                # unexpected success, pytest 9's failed subtests.
-                report.tcrunner_kind = "failed"
-            else:
-                try:
-                    _classify(report, call.excinfo.value, comparison)
-                except Exception:
-                    pass
-        return report
+        if comparison is not None:
+            _last_comparison[0] = None
+        excinfo = call.excinfo
+        if excinfo is None:
+            self.clean = (item.nodeid, call.when)
+        else:
+            self.raised[(item.nodeid, call.when)] = (excinfo.value, comparison)
+
+    def annotate(self, report):
+        """Leaves on a report that did not pass what its phase raised."""
+        outcome = report.outcome
+        if outcome == "passed":
+            return
+        key = (report.nodeid, report.when)
+        raised = self.raised.pop(key, None)
+        if outcome != "failed":
+            return
+        if raised is not None:
+            try:
+                _classify(report, raised[0], raised[1])
+            except Exception:
+                pass
+        elif key == self.clean:
+            # A verdict without an exception: strict xpass, unittest's
+            # unexpected success, pytest 9's failed subtests.
+            report.tcrunner_kind = "failed"
+
+
+class _WorkerProbe(_Probe):
+    """The probe in an xdist worker, which annotates each report before the
+    worker sends it to the controller. (Where tests run in the reporter's
+    own process, the reporter asks the probe itself: a hook implementation
+    more would cost a call per phase.)"""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        self.annotate(report)
 
 
 def _classify(report, exc, comparison):
@@ -552,25 +590,34 @@ class _Writer:
     def gather(self):
         self.batch = []
 
-    def flush(self):
+    def flush(self, last=""):
+        """Writes the lines gathered, and ``last`` after them."""
         lines, self.batch = self.batch, None
         if lines:
+            lines.append(last)
             self.write("".join(lines))
+        elif last:
+            self.write(last)
 
 
 # --- the reporter, in the process that talks to tcrunner ----------------------
 
 
 class _Run:
-    """What is known so far about a test that has started."""
+    """What is known so far about a test that has started.
 
-    __slots__ = ("outcome", "message", "details", "comparison", "failed_subtests", "duration", "sections_seen", "rerun")
+    The class's attributes are the defaults, so a new run (one per test) sets
+    nothing; an attribute is set on the instance once it changes.
+    """
 
-    def __init__(self):
-        self.verdict_unknown()
-        self.duration = 0.0
-        self.sections_seen = 0  # report.sections already sent (they accumulate)
-        self.rerun = False  # this attempt failed and pytest-rerunfailures runs it again
+    outcome = "passed"
+    message = None
+    details = None
+    comparison = None
+    failed_subtests = 0
+    duration = 0.0
+    sections_seen = 0  # report.sections already sent (they accumulate)
+    rerun = False  # this attempt failed and pytest-rerunfailures runs it again
 
     def verdict_unknown(self):
         self.outcome = "passed"
@@ -581,8 +628,9 @@ class _Run:
 
 
 class _Reporter:
-    def __init__(self, config, writer, teamcity_was_on):
+    def __init__(self, config, writer, probe, teamcity_was_on):
         self.config = config
+        self.probe = probe
         self.writer = writer
         self.send = writer.send
         self.root = str(config.rootpath)
@@ -648,8 +696,67 @@ class _Reporter:
             return self.python_hint + _dotted(node_id)
         return "file://" + path + (":%d" % line if line else "")
 
-    def _declare_item(self, item):
+    def _declare_item(self, item, contexts):
+        """Declares a collected test, and its suites the first time.
+
+        ``contexts`` keeps what the tests of one collector share (their
+        suites, their parent's JSON), keyed by the collector's ``id``: this
+        runs for every test before the first one starts.
+        """
+        context = contexts.get(id(item.parent))
+        if context is None:
+            context = contexts[id(item.parent)] = self._item_context(item)
+        suites, parent_json, dotted_below = context
         node_id = item.nodeid
+        name = item.name
+        for suite_id in suites:
+            self.remaining[suite_id] = self.remaining.get(suite_id, 0) + 1
+        self.suites_of[node_id] = suites
+        self.declared.add(node_id)
+
+        location = item.location
+        path = str(item.path)
+        if location[1] is None:
+            line_json = ""
+        else:
+            line_json = ',"line":%d' % (location[1] + 1)
+            if location[0] and location[0] != node_id.partition("::")[0]:
+                # The line is in the file the function is defined in, which for a
+                # test inherited from a class elsewhere is not the module that
+                # collects it (xdist's controller reads the same location).
+                path = os.path.normpath(os.path.join(self.root, location[0]))
+        # Doctests live in .py files but their node ids are not Python names.
+        if not isinstance(item, pytest.Function):
+            hint = self._hint(node_id, path, False, location[1] + 1 if location[1] is not None else None)
+        elif dotted_below is not None and node_id == dotted_below[0] + name:
+            hint = dotted_below[1] + name.partition("[")[0]
+        else:
+            hint = self.python_hint + _dotted(node_id)
+        tags = []
+        for mark in item.own_markers:
+            if mark.name != "parametrize" and mark.name not in tags:
+                tags.append(mark.name)
+        name_json = _str(name)
+        self.writer.write(
+            '{"ev":"test","id":%s,"name":%s,"kind":"test","file":%s%s%s,"hint":%s,"meta":%s%s}\n'
+            % (
+                _str(node_id),
+                name_json,
+                _str(path),
+                parent_json,
+                line_json,
+                _str(hint),
+                name_json,
+                ',"tags":' + _encode(tags) if tags else "",
+            )
+        )
+
+    def _item_context(self, item):
+        """``(suites, parent_json, dotted_below)`` for the tests of ``item``'s
+        collector: the suite ids above them, outermost first (declaring the
+        new ones); the ``"parent"`` member of their declaration; and
+        ``(collector id + "::", its hint + ".")`` to build a child's hint from
+        its name, or None where the collector is no Python name."""
         parent = None
         suites = []
         for node in item.listchain()[1:-1]:
@@ -660,34 +767,12 @@ class _Reporter:
                 self._declare_suite(node, suite_id, parent)
             suites.append(suite_id)
             parent = suite_id
-        for suite_id in suites:
-            self.remaining[suite_id] = self.remaining.get(suite_id, 0) + 1
-        self.suites_of[node_id] = suites
-        self.declared.add(node_id)
-
-        location = item.location
-        line = location[1] + 1 if location[1] is not None else None
-        path = str(item.path)
-        if line is not None and location[0] and location[0] != node_id.partition("::")[0]:
-            # The line is in the file the function is defined in, which for a
-            # test inherited from a class elsewhere is not the module that
-            # collects it (xdist's controller reads the same location).
-            path = os.path.normpath(os.path.join(self.root, location[0]))
-        event = {"ev": "test", "id": node_id, "name": item.name, "kind": "test", "file": path}
-        if parent is not None:
-            event["parent"] = parent
-        if line is not None:
-            event["line"] = line
-        # Doctests live in .py files but their node ids are not Python names.
-        event["hint"] = self._hint(node_id, path, isinstance(item, pytest.Function), line)
-        event["meta"] = item.name
-        tags = []
-        for mark in item.own_markers:
-            if mark.name != "parametrize" and mark.name not in tags:
-                tags.append(mark.name)
-        if tags:
-            event["tags"] = tags
-        self.send(event)
+        if parent is None:
+            return suites, "", None
+        dotted_below = None
+        if parent.partition("::")[0].endswith(".py"):
+            dotted_below = (parent + "::", self.python_hint + _dotted(parent) + ".")
+        return suites, ',"parent":' + _str(parent), dotted_below
 
     # --- declarations from node ids (xdist controller, collection errors) ---
 
@@ -788,8 +873,9 @@ class _Reporter:
     def pytest_collection_finish(self, session):
         self.writer.gather()
         try:
+            contexts = {}
             for item in session.items:
-                self._declare_item(item)
+                self._declare_item(item, contexts)
             self._send_collected(len(session.items))
             # Suites declared only for collection problems get nothing more.
             for suite_id in reversed(self.suite_order):
@@ -814,6 +900,7 @@ class _Reporter:
     # IDE puts text under the test that is running when it arrives.
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logstart(self, nodeid, location):
+        started = ""
         try:
             if nodeid in self.running:
                 return  # pytest-rerunfailures runs it again: still the same test
@@ -826,98 +913,99 @@ class _Reporter:
             elif nodeid not in self.declared:
                 self._declare_lazily(nodeid, location)
             self.running[nodeid] = _Run()
-            self.writer.write('{"ev":"started","id":%s}\n' % _encode(nodeid))
+            started = '{"ev":"started","id":%s}\n' % _str(nodeid)
         except Exception as exc:
             self._internal_error("pytest_runtest_logstart", exc)
         finally:
             # The previous test's `finished` (held by _finish) goes out with
             # this `started`: one write and one wake-up of tcrunner per test.
-            self.writer.flush()
+            self.writer.flush(started)
 
     def pytest_runtest_logreport(self, report):
+        # Three calls per test: the body is inline, not a method of its own.
         try:
-            self._logreport(report)
+            node_id = report.nodeid
+            outcome = report.outcome
+            if outcome != "passed":
+                self.probe.annotate(report)
+            run = self.running.get(node_id)
+            if run is None:
+                if node_id in self.finished:
+                    return  # exactly one `finished` per test
+                # No logstart (an xdist worker crashed, or a plugin's own report):
+                # `finished` starts the test implicitly.
+                if node_id not in self.declared:
+                    self._declare_lazily(node_id, report.location)
+                run = self.running[node_id] = _Run()
+            if type(report) is not pytest.TestReport and type(report).__name__ == "SubtestReport":
+                self._subtest(run, node_id, report)
+                return
+            when = report.when
+            run.duration += report.duration
+            sections = report.sections
+            if sections:
+                seen = run.sections_seen
+                if self.output:
+                    self._output(node_id, report, when, seen if len(sections) >= seen else 0)
+                run.sections_seen = len(sections)
+            if run.rerun and when != "call":
+                # The end of a failed attempt (its teardown), or the start of the
+                # next (older pytest-rerunfailures log no teardown then).
+                run.rerun = False
+                if when != "setup":
+                    return
+            if outcome == "passed":
+                if when == "call":
+                    if run.failed_subtests:
+                        self._subtests_failed(run, None)
+                    elif hasattr(report, "wasxfail"):
+                        run.outcome = "xpass"
+                        run.message = _xfail_reason(report.wasxfail)
+            elif outcome == "skipped":
+                if hasattr(report, "wasxfail"):
+                    run.outcome = "xfail"
+                    run.message = _xfail_reason(report.wasxfail)
+                else:
+                    run.outcome = "skipped"
+                    run.message = _skip_reason(report.longrepr)
+            elif outcome != "failed":
+                # "rerun" (pytest-rerunfailures): this attempt failed, another
+                # follows; the test finishes with the last attempt's verdict.
+                run.verdict_unknown()
+                run.rerun = True
+                return
+            elif when == "call":
+                longrepr = report.longrepr
+                if isinstance(longrepr, str) and longrepr.startswith("[XPASS(strict)]"):
+                    run.outcome = "failed"
+                    run.message = longrepr
+                elif run.failed_subtests and isinstance(longrepr, str) and longrepr.startswith("contains "):
+                    # pytest 9 fails a passed test that has failed subtests.
+                    self._subtests_failed(run, longrepr)
+                else:
+                    self._failure(run, report)
+            elif when == "setup":
+                run.outcome = "error"
+                run.message = _timed_out(report) or "test setup failed: " + _summary(report.longrepr)
+                run.details = report.longreprtext
+            elif when != "teardown":
+                # "???": the xdist worker running the test crashed.
+                run.outcome = "error"
+                run.message = _summary(report.longrepr)
+                run.details = report.longreprtext
+            elif run.outcome in ("failed", "error"):
+                # The call already failed: keep its verdict, add the teardown's story.
+                run.details = (run.details or "") + "\n\nteardown failed:\n" + report.longreprtext
+            else:
+                # The teardown's failure is the test's (see the module docstring).
+                run.outcome = "error"
+                run.message = _timed_out(report) or "test teardown failed: " + _summary(report.longrepr)
+                run.details = report.longreprtext
+                run.comparison = None
+            if when != "setup" and when != "call":
+                self._finish(node_id, run)
         except Exception as exc:
             self._internal_error("pytest_runtest_logreport", exc)
-
-    def _logreport(self, report):
-        node_id = report.nodeid
-        run = self.running.get(node_id)
-        if run is None:
-            if node_id in self.finished:
-                return  # exactly one `finished` per test
-            # No logstart (an xdist worker crashed, or a plugin's own report):
-            # `finished` starts the test implicitly.
-            if node_id not in self.declared:
-                self._declare_lazily(node_id, report.location)
-            run = self.running[node_id] = _Run()
-        if type(report).__name__ == "SubtestReport":
-            self._subtest(run, node_id, report)
-            return
-        when = report.when
-        run.duration += report.duration
-        sections = report.sections
-        if sections:
-            seen = run.sections_seen
-            if self.output:
-                self._output(node_id, report, when, seen if len(sections) >= seen else 0)
-            run.sections_seen = len(sections)
-        if run.rerun and when != "call":
-            # The end of a failed attempt (its teardown), or the start of the
-            # next (older pytest-rerunfailures log no teardown then).
-            run.rerun = False
-            if when != "setup":
-                return
-        if report.passed:
-            if when == "call":
-                if run.failed_subtests:
-                    self._subtests_failed(run, None)
-                elif hasattr(report, "wasxfail"):
-                    run.outcome = "xpass"
-                    run.message = _xfail_reason(report.wasxfail)
-        elif report.skipped:
-            if hasattr(report, "wasxfail"):
-                run.outcome = "xfail"
-                run.message = _xfail_reason(report.wasxfail)
-            else:
-                run.outcome = "skipped"
-                run.message = _skip_reason(report.longrepr)
-        elif not report.failed:
-            # "rerun" (pytest-rerunfailures): this attempt failed, another
-            # follows; the test finishes with the last attempt's verdict.
-            run.verdict_unknown()
-            run.rerun = True
-            return
-        elif when == "call":
-            longrepr = report.longrepr
-            if isinstance(longrepr, str) and longrepr.startswith("[XPASS(strict)]"):
-                run.outcome = "failed"
-                run.message = longrepr
-            elif run.failed_subtests and isinstance(longrepr, str) and longrepr.startswith("contains "):
-                # pytest 9 fails a passed test that has failed subtests.
-                self._subtests_failed(run, longrepr)
-            else:
-                self._failure(run, report)
-        elif when == "setup":
-            run.outcome = "error"
-            run.message = _timed_out(report) or "test setup failed: " + _summary(report.longrepr)
-            run.details = report.longreprtext
-        elif when != "teardown":
-            # "???": the xdist worker running the test crashed.
-            run.outcome = "error"
-            run.message = _summary(report.longrepr)
-            run.details = report.longreprtext
-        elif run.outcome in ("failed", "error"):
-            # The call already failed: keep its verdict, add the teardown's story.
-            run.details = (run.details or "") + "\n\nteardown failed:\n" + report.longreprtext
-        else:
-            # The teardown's failure is the test's (see the module docstring).
-            run.outcome = "error"
-            run.message = _timed_out(report) or "test teardown failed: " + _summary(report.longrepr)
-            run.details = report.longreprtext
-            run.comparison = None
-        if when != "setup" and when != "call":
-            self._finish(node_id, run)
 
     def _failure(self, run, report):
         run.outcome = getattr(report, "tcrunner_kind", None) or _guess_kind(report)
@@ -946,7 +1034,7 @@ class _Reporter:
         # Built by hand: this runs for every test (a dict through the encoder
         # costs more than the rest of the hook).
         line = '{"ev":"finished","id":%s,"outcome":"%s","duration_ms":%d' % (
-            _encode(node_id),
+            _str(node_id),
             run.outcome,
             int(run.duration * 1000),
         )
@@ -964,7 +1052,7 @@ class _Reporter:
                 left = remaining[suite_id] - 1
                 remaining[suite_id] = left
                 if left == 0:
-                    self.writer.write('{"ev":"suite_done","id":%s}\n' % _encode(suite_id))
+                    self.writer.write('{"ev":"suite_done","id":%s}\n' % _str(suite_id))
 
     def _subtest(self, run, parent_id, report):
         if self.reprs_twice is None:
