@@ -109,9 +109,14 @@ def pytest_configure(config):
     manager = config.pluginmanager
     if manager.has_plugin(_PROBE):
         return
-    probe = _WorkerProbe() if hasattr(config, "workerinput") else _Probe()
-    manager.register(probe, _PROBE)
     limit = _test_timeout()
+    if hasattr(config, "workerinput"):
+        probe = _WorkerProbe()
+    elif limit is not None:
+        probe = _PhaseProbe()
+    else:
+        probe = _Probe()
+    manager.register(probe, _PROBE)
     if limit is not None:
         manager.register(_Alarm(config, *limit), _ALARM)
     if hasattr(config, "workerinput") or _reporting:
@@ -236,18 +241,16 @@ def _patched_equality(original):
 
 
 class _Probe:
-    """Runs where the tests run (also in xdist workers) and leaves on each
-    failed report what the controller needs: whether it is an assertion
-    failure, and the compared values. Report attributes travel with xdist's
-    serialization (``_report_to_json`` keeps unknown attributes)."""
+    """Leaves on each failed report what a failure is: an assertion or an
+    error, and the compared values (``_classify``).
 
-    def __init__(self):
-        # (node id, phase) -> (exception, comparison) of a phase that raised,
-        # kept from its makereport until its report is logged (pytest-
-        # rerunfailures logs a test's reports only after all three phases).
-        self.raised = {}
-        # (node id, phase) of the last phase that raised nothing.
-        self.clean = None
+    Where the reporter runs in the same process, it hands this probe each
+    failed phase's exception as pytest passes it to
+    ``pytest_exception_interact``, a hook called for failures only: the
+    probe has no per-phase hook of its own. ``_PhaseProbe`` and
+    ``_WorkerProbe`` below are for where the exception must be caught
+    earlier.
+    """
 
     def pytest_configure(self, config):
         for name in _UNITTEST_EQUALITY:
@@ -269,6 +272,36 @@ class _Probe:
             _remember(right, left, where)
         return None
 
+    def classify(self, report, exc):
+        """Annotates ``report`` with what ``exc``, its phase's exception, is."""
+        comparison = _last_comparison[0]
+        _last_comparison[0] = None
+        try:
+            _classify(report, exc, comparison)
+        except Exception:
+            pass
+
+    def annotate(self, report):
+        """Annotates a report that did not pass, where the probe caught its
+        phase's exception itself (this one never does)."""
+
+
+class _PhaseProbe(_Probe):
+    """A probe that catches every phase's exception as pytest makes its report.
+
+    For a report whose verdict is read before ``pytest_exception_interact``
+    comes: a timed-out teardown (tcrunner's ``--timeout``), whose test is
+    finished as soon as its report is logged.
+    """
+
+    def __init__(self):
+        # (node id, phase) -> (exception, comparison) of a phase that raised,
+        # kept from its makereport until its report is logged (pytest-
+        # rerunfailures logs a test's reports only after all three phases).
+        self.raised = {}
+        # (node id, phase) of the last phase that raised nothing.
+        self.clean = None
+
     # Three calls per test, so a plain implementation rather than a wrapper
     # (pluggy's generator round trip costs several times this body). It runs
     # before pytest's own, which was registered earlier, and after unittest's
@@ -284,7 +317,6 @@ class _Probe:
             self.raised[(item.nodeid, call.when)] = (excinfo.value, comparison)
 
     def annotate(self, report):
-        """Leaves on a report that did not pass what its phase raised."""
         outcome = report.outcome
         if outcome == "passed":
             return
@@ -298,16 +330,14 @@ class _Probe:
             except Exception:
                 pass
         elif key == self.clean:
-            # A verdict without an exception: strict xpass, unittest's
-            # unexpected success, pytest 9's failed subtests.
+            # A verdict without an exception: strict xpass, pytest 9's
+            # failed subtests.
             report.tcrunner_kind = "failed"
 
 
-class _WorkerProbe(_Probe):
+class _WorkerProbe(_PhaseProbe):
     """The probe in an xdist worker, which annotates each report before the
-    worker sends it to the controller. (Where tests run in the reporter's
-    own process, the reporter asks the probe itself: a hook implementation
-    more would cost a call per phase.)"""
+    worker sends it to the controller, where the reporter is."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
@@ -618,6 +648,7 @@ class _Run:
     duration = 0.0
     sections_seen = 0  # report.sections already sent (they accumulate)
     rerun = False  # this attempt failed and pytest-rerunfailures runs it again
+    failed_call = None  # the report of a failed call, until the test finishes
 
     def verdict_unknown(self):
         self.outcome = "passed"
@@ -984,6 +1015,7 @@ class _Reporter:
                     self._subtests_failed(run, longrepr)
                 else:
                     self._failure(run, report)
+                    run.failed_call = report  # pytest_exception_interact may tell more
             elif when == "setup":
                 run.outcome = "error"
                 run.message = _timed_out(report) or "test setup failed: " + _summary(report.longrepr)
@@ -1007,10 +1039,29 @@ class _Reporter:
         except Exception as exc:
             self._internal_error("pytest_runtest_logreport", exc)
 
-    def _failure(self, run, report):
+    def pytest_exception_interact(self, node, call, report):
+        # A phase raised. pytest calls this for failures only, after logging
+        # the phase's report (before, under pytest-rerunfailures, which logs a
+        # test's reports at its end): the test is still running, and the
+        # failure of its call is told again now that its exception is known.
+        try:
+            if call.excinfo is None or not isinstance(report, pytest.TestReport):
+                return
+            if getattr(report, "tcrunner_kind", None) is not None:
+                return  # the probe caught it already
+            self.probe.classify(report, call.excinfo.value)
+            run = self.running.get(report.nodeid)
+            if run is not None and run.failed_call is report:
+                self._failure(run, report, run.details)
+        except Exception as exc:
+            self._internal_error("pytest_exception_interact", exc)
+
+    def _failure(self, run, report, details=None):
+        """The verdict of a failed report; ``details``: its text, if known
+        (pytest renders ``longreprtext`` anew at every read)."""
         run.outcome = getattr(report, "tcrunner_kind", None) or _guess_kind(report)
         run.message = getattr(report, "tcrunner_message", None) or _summary(report.longrepr)
-        run.details = report.longreprtext
+        run.details = report.longreprtext if details is None else details
         comparison = getattr(report, "tcrunner_comparison", None)
         if comparison and len(comparison) == 2:
             run.comparison = comparison
@@ -1078,6 +1129,14 @@ class _Reporter:
             else:
                 sub.outcome, sub.message = "skipped", _skip_reason(report.longrepr)
         else:
+            if getattr(report, "tcrunner_kind", None) is None:
+                # The subtest's exception is the one being handled: pytest
+                # reports it from the `with` block's __exit__, unittest from
+                # its `except`. pytest_exception_interact comes too late,
+                # after the subtest is finished.
+                exc = sys.exc_info()[1]
+                if exc is not None:
+                    self.probe.classify(report, exc)
             self._failure(sub, report)
             run.failed_subtests += 1
         sub.duration = report.duration
