@@ -214,9 +214,66 @@ impl TestEvent {
     /// an emoji), reads as U+FFFD: serde_json refuses it, and the whole
     /// event, a test's `finished` among them, would be lost.
     pub(crate) fn from_line(line: &[u8]) -> serde_json::Result<TestEvent> {
-        serde_json::from_slice(line).or_else(|err| match without_lone_surrogates(line) {
-            Some(fixed) => serde_json::from_slice(&fixed),
+        Self::decode(line).or_else(|err| match without_lone_surrogates(line) {
+            Some(fixed) => Self::decode(&fixed),
             None => Err(err),
+        })
+    }
+
+    /// Decodes an event. Our reporters write `"ev"` first, and such a line
+    /// of the events every test sends is read straight into its variant's
+    /// fields: serde reads an internally tagged enum by buffering the whole
+    /// object first, half of tcrunner's work per event. Any other line, and
+    /// any the short way refuses, takes serde's own way, errors included.
+    fn decode(line: &[u8]) -> serde_json::Result<TestEvent> {
+        match Self::decode_tag_first(line) {
+            Some(event) => Ok(event),
+            None => serde_json::from_slice(line),
+        }
+    }
+
+    fn decode_tag_first(line: &[u8]) -> Option<TestEvent> {
+        #[derive(Deserialize)]
+        struct Id {
+            id: String,
+        }
+        #[derive(Deserialize)]
+        struct Output {
+            #[serde(default)]
+            id: Option<String>,
+            stream: Stream,
+            text: String,
+        }
+        fn fields<T: serde::de::DeserializeOwned>(json: &[u8]) -> Option<T> {
+            serde_json::from_slice(json).ok()
+        }
+
+        let rest = line.strip_prefix(br#"{"ev":""#)?;
+        let end = rest.iter().position(|&b| b == b'"')?;
+        let (tag, rest) = (&rest[..end], &rest[end + 1..]);
+        // The object without its tag: `{` and what followed the tag's comma.
+        let mut json = Vec::with_capacity(rest.len() + 1);
+        json.push(b'{');
+        match rest.first()? {
+            b',' => json.extend_from_slice(&rest[1..]),
+            b'}' => json.extend_from_slice(rest),
+            _ => return None,
+        }
+        Some(match tag {
+            b"test" => TestEvent::Test(fields(&json)?),
+            b"suite" => TestEvent::Suite(fields(&json)?),
+            b"started" => TestEvent::Started {
+                id: fields::<Id>(&json)?.id,
+            },
+            b"finished" => TestEvent::Finished(fields(&json)?),
+            b"suite_done" => TestEvent::SuiteDone {
+                id: fields::<Id>(&json)?.id,
+            },
+            b"output" => {
+                let Output { id, stream, text } = fields(&json)?;
+                TestEvent::Output { id, stream, text }
+            }
+            _ => return None, // once a run or rarer: serde's way
         })
     }
 }
@@ -298,6 +355,52 @@ mod tests {
             without_lone_surrogates(br#"{"a":"\u00e9 \\ \ud83d\ude00"}"#),
             None
         );
+    }
+
+    #[test]
+    fn tag_first_lines_decode_as_serde_decodes_them() {
+        let lines: &[&[u8]] = &[
+            br#"{"ev":"test","id":"t.py::a[1]","name":"a[1]","kind":"test","file":"/p/t.py","parent":"t.py","line":3,"hint":"python</p>://t.a","meta":"a[1]","tags":["slow"]}"#,
+            br#"{"ev":"test","id":"x","name":"x"}"#,
+            br#"{"ev":"suite","id":"t.py","name":"t.py","kind":"file","file":"/p/t.py","hint":"python</p>://t"}"#,
+            br#"{"ev":"started","id":"t.py::a"}"#,
+            br#"{"ev":"started","id":"q\"uote\u00e9 \ud83d\ude00"}"#,
+            br#"{"ev":"finished","id":"a","outcome":"failed","duration_ms":12,"message":"m","details":"d","expected":"1","actual":"2"}"#,
+            br#"{"ev":"finished","id":"a","outcome":"passed","duration_ms":0,"unknown":[1,{"x":null}]}"#,
+            br#"{"ev":"suite_done","id":"t.py"}"#,
+            br#"{"ev":"output","id":"a","stream":"stderr","text":"line\n"}"#,
+            br#"{"ev":"output","stream":"stdout","text":""}"#,
+            br#"{"ev":"collected","count":5}"#,
+            br#"{"ev":"hello","runner":"pytest","version":"9.2.0"}"#,
+            br#"{"ev":"log","level":"warning","text":"w"}"#,
+            br#"{"id":"a","ev":"started"}"#,
+            br#"{ "ev":"started","id":"a"}"#,
+        ];
+        for line in lines {
+            let serde: TestEvent = serde_json::from_slice(line).unwrap();
+            assert_eq!(
+                TestEvent::from_line(line).unwrap(),
+                serde,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let tagged_first = lines
+            .iter()
+            .filter(|l| TestEvent::decode_tag_first(l).is_some());
+        assert_eq!(tagged_first.count(), 10);
+        // Refused either way, with serde's own error.
+        for line in [
+            &br#"{"ev":"started"}"#[..],
+            br#"{"ev":"finished","id":"a","outcome":"great"}"#,
+            br#"{"ev":"started","id":"a""#,
+            br#"{"ev":"started","id":"a","id":"b"}"#,
+            br#"{"ev":"nope","id":"a"}"#,
+        ] {
+            let serde = serde_json::from_slice::<TestEvent>(line).unwrap_err();
+            let ours = TestEvent::from_line(line).unwrap_err();
+            assert_eq!(ours.to_string(), serde.to_string());
+        }
     }
 
     #[test]
