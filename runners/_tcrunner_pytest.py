@@ -634,21 +634,30 @@ class _Writer:
 
 
 class _Run:
-    """What is known so far about a test that has started.
+    """What is known so far about a test that has started."""
 
-    The class's attributes are the defaults, so a new run (one per test) sets
-    nothing; an attribute is set on the instance once it changes.
-    """
+    __slots__ = (
+        "outcome",
+        "message",
+        "details",
+        "comparison",
+        "failed_subtests",
+        "duration",
+        "sections_seen",
+        "rerun",
+        "failed_call",
+    )
 
-    outcome = "passed"
-    message = None
-    details = None
-    comparison = None
-    failed_subtests = 0
-    duration = 0.0
-    sections_seen = 0  # report.sections already sent (they accumulate)
-    rerun = False  # this attempt failed and pytest-rerunfailures runs it again
-    failed_call = None  # the report of a failed call, until the test finishes
+    def __init__(self):
+        self.outcome = "passed"
+        self.message = None
+        self.details = None
+        self.comparison = None
+        self.failed_subtests = 0
+        self.duration = 0.0
+        self.sections_seen = 0  # report.sections already sent (they accumulate)
+        self.rerun = False  # this attempt failed and pytest-rerunfailures runs it again
+        self.failed_call = None  # the report of a failed call, until the test finishes
 
     def verdict_unknown(self):
         self.outcome = "passed"
