@@ -273,13 +273,14 @@ class _Probe:
         return None
 
     def classify(self, report, exc):
-        """Annotates ``report`` with what ``exc``, its phase's exception, is."""
+        """Annotates ``report`` with what ``exc``, its phase's exception, is,
+        unless it is annotated already; returns whether it was not."""
+        if getattr(report, "tcrunner_kind", None) is not None:
+            return False
         comparison = _last_comparison[0]
         _last_comparison[0] = None
-        try:
-            _classify(report, exc, comparison)
-        except Exception:
-            pass
+        _classify(report, exc, comparison)
+        return True
 
     def annotate(self, report):
         """Annotates a report that did not pass, where the probe caught its
@@ -325,10 +326,7 @@ class _PhaseProbe(_Probe):
         if outcome != "failed":
             return
         if raised is not None:
-            try:
-                _classify(report, raised[0], raised[1])
-            except Exception:
-                pass
+            _classify(report, raised[0], raised[1])
         elif key == self.clean:
             # A verdict without an exception: strict xpass, pytest 9's
             # failed subtests.
@@ -345,6 +343,17 @@ class _WorkerProbe(_PhaseProbe):
 
 
 def _classify(report, exc, comparison):
+    """Leaves on ``report`` what ``exc`` is (``tcrunner_kind``, and the
+    message and compared values where they say more than the report). A
+    failure here must not cost the test its verdict: the reporter then
+    guesses from the report's text."""
+    try:
+        _classify_exception(report, exc, comparison)
+    except Exception:
+        pass
+
+
+def _classify_exception(report, exc, comparison):
     name = type(exc).__name__
     if isinstance(exc, TimedOut):
         report.tcrunner_kind = "error"
@@ -649,11 +658,7 @@ class _Run:
     )
 
     def __init__(self):
-        self.outcome = "passed"
-        self.message = None
-        self.details = None
-        self.comparison = None
-        self.failed_subtests = 0
+        self.verdict_unknown()
         self.duration = 0.0
         self.sections_seen = 0  # report.sections already sent (they accumulate)
         self.rerun = False  # this attempt failed and pytest-rerunfailures runs it again
@@ -755,11 +760,12 @@ class _Reporter:
         self.declared.add(node_id)
 
         location = item.location
+        line = location[1] + 1 if location[1] is not None else None
         path = str(item.path)
-        if location[1] is None:
+        if line is None:
             line_json = ""
         else:
-            line_json = ',"line":%d' % (location[1] + 1)
+            line_json = ',"line":%d' % line
             if location[0] and location[0] != node_id.partition("::")[0]:
                 # The line is in the file the function is defined in, which for a
                 # test inherited from a class elsewhere is not the module that
@@ -767,7 +773,7 @@ class _Reporter:
                 path = os.path.normpath(os.path.join(self.root, location[0]))
         # Doctests live in .py files but their node ids are not Python names.
         if not isinstance(item, pytest.Function):
-            hint = self._hint(node_id, path, False, location[1] + 1 if location[1] is not None else None)
+            hint = self._hint(node_id, path, False, line)
         elif dotted_below is not None and node_id == dotted_below[0] + name:
             hint = dotted_below[1] + name.partition("[")[0]
         else:
@@ -1056,9 +1062,8 @@ class _Reporter:
         try:
             if call.excinfo is None or not isinstance(report, pytest.TestReport):
                 return
-            if getattr(report, "tcrunner_kind", None) is not None:
+            if not self.probe.classify(report, call.excinfo.value):
                 return  # the probe caught it already
-            self.probe.classify(report, call.excinfo.value)
             run = self.running.get(report.nodeid)
             if run is not None and run.failed_call is report:
                 self._failure(run, report, run.details)
@@ -1138,14 +1143,13 @@ class _Reporter:
             else:
                 sub.outcome, sub.message = "skipped", _skip_reason(report.longrepr)
         else:
-            if getattr(report, "tcrunner_kind", None) is None:
-                # The subtest's exception is the one being handled: pytest
-                # reports it from the `with` block's __exit__, unittest from
-                # its `except`. pytest_exception_interact comes too late,
-                # after the subtest is finished.
-                exc = sys.exc_info()[1]
-                if exc is not None:
-                    self.probe.classify(report, exc)
+            # The subtest's exception is the one being handled: pytest
+            # reports it from the `with` block's __exit__, unittest from its
+            # `except`. pytest_exception_interact comes too late, after the
+            # subtest is finished.
+            exc = sys.exc_info()[1]
+            if exc is not None:
+                self.probe.classify(report, exc)
             self._failure(sub, report)
             run.failed_subtests += 1
         sub.duration = report.duration
