@@ -170,7 +170,7 @@ class FileState {
     this.head = JSON.stringify(project ? [project, file] : [file]).slice(0, -1); // prefix of the JSON ids under it
     this.suites = new Map(); // ancestor titles as JSON -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
-    this.live = new Map(); // title-path key -> [{id, started, finished, status, line}]
+    this.live = new Map(); // title-path key -> [{id, started, finished, reconciled, status, line}]
     this.titleLines = null; // test lines from scanLines, read on first use
   }
 
@@ -270,30 +270,28 @@ class TcrunnerJestReporter {
       const stream = ERROR_CONSOLE.has(entry.type) ? 'stderr' : 'stdout';
       send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
     }
-    // Reconcile: tests the live stream never finished (skips, filtered tests).
-    const seen = new Map();
+    // Reconcile: tests the live stream never finished (skips, filtered
+    // tests). An entry matched to a result is `reconciled`.
     for (const result of testResult.testResults || []) {
       const key = JSON.stringify([...result.ancestorTitles, result.title]);
       const entries = file.live.get(key) || [];
-      const used = seen.get(key) || new Set();
-      seen.set(key, used);
       const line = result.location ? result.location.line : undefined;
-      const match = entries.find((e) => e.finished && !used.has(e) && (e.line === undefined || line === undefined || e.line === line))
-        || entries.find((e) => e.finished && !used.has(e));
-      const unfinished = !match && entries.find((e) => e.started && !e.finished && !used.has(e));
+      const match = entries.find((e) => e.finished && !e.reconciled && (e.line === undefined || line === undefined || e.line === line))
+        || entries.find((e) => e.finished && !e.reconciled);
+      const unfinished = !match && entries.find((e) => e.started && !e.finished && !e.reconciled);
       if (unfinished) {
-        used.add(unfinished);
+        unfinished.reconciled = true;
         this._finish(unfinished, result, out);
         continue;
       }
       if (match) {
-        used.add(match);
+        match.reconciled = true;
         // jest 30 charges an error thrown after a test ended (by a timer or
         // promise it left running) to that test, after reporting it passed:
         // the failure becomes a second node with the test's name.
         if (result.status === 'failed' && match.status !== 'failed') {
           const late = this._newTest(file, result.ancestorTitles, result.title, match.line && { line: match.line }, out);
-          used.add(late);
+          late.reconciled = true;
           this._finish(late, result, out);
           const event = out[out.length - 1];
           event.details = `Reported after the test had finished.\n\n${event.details}`;
@@ -302,7 +300,7 @@ class TcrunnerJestReporter {
       }
       if (this._isFilteredOut(result)) continue;
       const entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
-      used.add(entry);
+      entry.reconciled = true;
       this._finish(entry, result, out);
     }
     // Files that crashed: nothing ran, or something failed after the tests.
@@ -402,7 +400,7 @@ class TcrunnerJestReporter {
     };
     if (location && location.line) node.line = location.line;
     out.push(node);
-    const entry = { id, started: false, finished: false, line: location ? location.line : undefined };
+    const entry = { id, started: false, finished: false, reconciled: false, line: location ? location.line : undefined };
     if (!file.live.has(key)) file.live.set(key, []);
     file.live.get(key).push(entry);
     return entry;

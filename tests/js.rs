@@ -781,3 +781,62 @@ fn information_switches_pass_the_frameworks_answer_through() {
         }
     }
 }
+
+#[test]
+fn the_reporters_writes_survive_a_full_non_blocking_pipe() {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+
+    // 50 events of 100 KB of multi-byte text, into a pipe that holds 64 KB
+    // and whose write end does not block: writes come back cut short or
+    // refused, and each event must still arrive whole.
+    let (mut read, write) = std::io::pipe().unwrap();
+    let fd = write.as_raw_fd();
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        assert_ne!(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK), -1);
+    }
+    let script = "const { openSink } = require(process.argv[1]); const sink = openSink();\
+                  for (let i = 0; i < 50; i++) sink.send({ ev: 'log', level: 'info', text: `${i} ` + 'é€😀x'.repeat(10000) });";
+    let mut child = std::process::Command::new("node");
+    child
+        .args([
+            "-e",
+            script,
+            &path("runners/tcrunner-common.cjs").to_string_lossy(),
+        ])
+        .env("TCRUNNER_EVENT_FD", "3")
+        .env_remove("TCRUNNER_EVENT_FILE");
+    // SAFETY: dup2 is async-signal-safe; it leaves the copy open across exec.
+    unsafe {
+        child.pre_exec(move || match libc::dup2(fd, 3) {
+            -1 => Err(std::io::Error::last_os_error()),
+            _ => Ok(()),
+        });
+    }
+    let mut child = child.spawn().unwrap();
+    drop(write);
+    std::thread::sleep(std::time::Duration::from_millis(300)); // let the pipe fill
+    let mut received = Vec::new();
+    let mut chunk = vec![0u8; 7000];
+    loop {
+        match read.read(&mut chunk).unwrap() {
+            0 => break,
+            n => received.extend_from_slice(&chunk[..n]),
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    assert!(child.wait().unwrap().success());
+    let text = String::from_utf8(received).expect("whole UTF-8 characters");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 50);
+    for (i, line) in lines.iter().enumerate() {
+        let event: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            event["text"],
+            format!("{i} {}", "é€😀x".repeat(10000)),
+            "event {i}"
+        );
+    }
+}
