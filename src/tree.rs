@@ -195,6 +195,11 @@ pub(crate) struct Tree {
     collected: Option<Vec<String>>,
     /// Collect-only runs: source ids that were opened as live nodes.
     opened_live: FastSet<String>,
+    /// Report files: a suite its source said is done gets nothing more, so
+    /// its declaration goes when it closes, and memory stays flat in the
+    /// number of suites. A live source may still send output to a done
+    /// suite, which then reopens from its declaration.
+    forget_done_suites: bool,
 }
 
 impl Tree {
@@ -207,7 +212,13 @@ impl Tree {
             live: FastMap::default(),
             collected: None,
             opened_live: FastSet::default(),
+            forget_done_suites: false,
         }
+    }
+
+    /// For report files: see [`Tree::forget_done_suites`](Tree).
+    pub(crate) fn forget_done_suites(&mut self) {
+        self.forget_done_suites = true;
     }
 
     /// A tree for `--collect-only`: declared nodes that never run are
@@ -755,6 +766,9 @@ impl Tree {
     fn close_suite(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<u64> {
         let live = self.live.remove(&id).expect("open");
         self.open_by_source.remove(&live.opened.node.id);
+        if self.forget_done_suites && live.done {
+            self.declared.remove(&live.opened.node.id);
+        }
         out.report(TreeEvent::SuiteFinished(&live.opened))?;
         let parent = live.opened.parent;
         if let Some(open) = self.live.get_mut(&parent) {
@@ -837,6 +851,33 @@ mod tests {
         }
         tree.close_all(&mut log).unwrap();
         log.0
+    }
+
+    #[test]
+    fn report_files_forget_a_done_suite_once_it_closes() {
+        for forget in [false, true] {
+            let mut tree = Tree::new(0);
+            if forget {
+                tree.forget_done_suites();
+            }
+            let mut log = Log::default();
+            for event in [
+                suite("f", None, NodeKind::File),
+                suite("f/open", Some("f"), NodeKind::Suite),
+                test("f/open/a", "f/open"),
+                finished("f/open/a", Outcome::Passed),
+                suite("f/d", Some("f"), NodeKind::Suite),
+                test("f/d/b", "f/d"),
+                finished("f/d/b", Outcome::Passed),
+                TestEvent::SuiteDone { id: "f/d".into() },
+            ] {
+                tree.apply(event, &mut log).unwrap();
+            }
+            assert!(log.0.contains(&"close 4".to_owned()), "{:?}", log.0);
+            assert_eq!(tree.declared.contains("f/d"), !forget, "forget: {forget}");
+            assert!(tree.declared.contains("f/open"), "not done: kept");
+            assert!(tree.declared.contains("f"), "still open: kept");
+        }
     }
 
     #[test]

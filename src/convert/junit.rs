@@ -33,6 +33,10 @@
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
 //!   the xunit1 `file`), and the parts before it are directory suites.
+//!   A classname that comes back after others (pytest-xdist writes cases in
+//!   the order its workers finished them) goes back into its suite, which
+//!   stays open until its `<testsuite>` ends (up to `PARKED_LIMIT` left
+//!   behind at a time).
 //! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
 //!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line
 //!   (unittest-xml-reporting's are 1-based: told apart by the `file` it
@@ -58,6 +62,7 @@ use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, T
 use super::junit_fast::{self, attr_value, local_name, plain_millis};
 use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
+use crate::tree::FastMap;
 
 /// Reads one JUnit XML document, sending events as test cases close.
 pub(crate) fn read<R: BufRead>(input: R, out: &mut Emitter<'_>) -> Result<(), ReadError> {
@@ -104,13 +109,23 @@ struct Frame {
     suite_file: bool,
     /// A test of this suite was sent, so the suite has started.
     started: bool,
-    /// The open classname suites under this frame: (part, id).
-    classes: Vec<(String, String)>,
+    /// The open classname suites under this frame: (part, (number, id)).
+    classes: Vec<(String, (u64, String))>,
     /// The `classname` that `classes` were opened for, when the next case
     /// with the same `classname` needs no change (consecutive cases of one
     /// class, the common case, skip splitting it again).
     classes_of: Option<String>,
+    /// Classname suites that left `classes` but are not done: by their path
+    /// (parts joined by `\u{1f}`), their number and id. A later case of the
+    /// same class goes back into its suite, so cases written in the order
+    /// parallel workers finished them (pytest-xdist's) give each class one
+    /// suite. Done when the `<testsuite>` ends, or [`PARKED_LIMIT`] at a time.
+    parked: FastMap<String, (u64, String)>,
 }
+
+/// Parked classname suites per `<testsuite>` before they are all done: the
+/// memory a file of ever-new classnames may hold.
+const PARKED_LIMIT: usize = 1024;
 
 /// A problem element (`failure`, `error`, `skipped`) of a case.
 #[derive(Debug, Default)]
@@ -482,7 +497,11 @@ impl State {
 
     fn parent_id(&self) -> Option<&String> {
         let frame = self.frames.last()?;
-        frame.classes.last().map(|(_, id)| id).or(frame.id.as_ref())
+        frame
+            .classes
+            .last()
+            .map(|(_, (_, id))| id)
+            .or(frame.id.as_ref())
     }
 
     fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
@@ -594,8 +613,12 @@ impl State {
             .take_while(|((open, _), new)| open == *new);
         let keep = keep.count();
         while frame.classes.len() > keep {
-            let (_, id) = frame.classes.pop().expect("len > keep");
-            out.send(TestEvent::SuiteDone { id })?;
+            let path = class_path(&frame.classes);
+            let (_, (n, id)) = frame.classes.pop().expect("len > keep");
+            frame.parked.insert(path, (n, id));
+        }
+        if frame.parked.len() > PARKED_LIMIT {
+            finish_parked(frame, out)?;
         }
         // pytest's classname is `pkg.module.Class.Inner`: the last lowercase part
         // before the first capitalised one is the module.
@@ -616,6 +639,18 @@ impl State {
                 NodeKind::File => format!("{part}.py"),
                 _ => part.to_string(),
             };
+            let frame = &mut self.frames[frame_index];
+            if !frame.parked.is_empty() {
+                let mut path = class_path(&frame.classes);
+                if !path.is_empty() {
+                    path.push('\u{1f}');
+                }
+                path.push_str(part);
+                if let Some(suite) = frame.parked.remove(&path) {
+                    frame.classes.push((part.to_string(), suite));
+                    continue;
+                }
+            }
             let file = file.filter(|_| kind != NodeKind::Dir).map(str::to_string);
             self.next_id += 1;
             let id = out.numbered_id(self.next_id);
@@ -623,7 +658,7 @@ impl State {
             let parent = frame
                 .classes
                 .last()
-                .map(|(_, id)| id.clone())
+                .map(|(_, (_, id))| id.clone())
                 .or(frame.id.clone());
             let node = Node {
                 id: id.clone(),
@@ -636,7 +671,7 @@ impl State {
             out.send(TestEvent::Suite(node))?;
             self.frames[frame_index]
                 .classes
-                .push((part.to_string(), id));
+                .push((part.to_string(), (self.next_id, id)));
         }
         Ok(())
     }
@@ -651,13 +686,36 @@ impl State {
 }
 
 fn close_frame(mut frame: Frame, out: &mut Emitter<'_>) -> Result<(), ReadError> {
-    while let Some((_, id)) = frame.classes.pop() {
+    while let Some((_, (_, id))) = frame.classes.pop() {
         out.send(TestEvent::SuiteDone { id })?;
     }
+    finish_parked(&mut frame, out)?;
     if let Some(id) = frame.id {
         out.send(TestEvent::SuiteDone { id })?;
     }
     Ok(())
+}
+
+/// Says every parked suite of `frame` is done, the latest opened first.
+fn finish_parked(frame: &mut Frame, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    let mut parked: Vec<(u64, String)> = frame.parked.drain().map(|(_, suite)| suite).collect();
+    parked.sort_unstable_by_key(|&(n, _)| std::cmp::Reverse(n));
+    for (_, id) in parked {
+        out.send(TestEvent::SuiteDone { id })?;
+    }
+    Ok(())
+}
+
+/// The path of the innermost open classname suite: its parts joined by `\u{1f}`.
+fn class_path(classes: &[(String, (u64, String))]) -> String {
+    let mut path = String::new();
+    for (i, (part, _)) in classes.iter().enumerate() {
+        if i > 0 {
+            path.push('\u{1f}');
+        }
+        path.push_str(part);
+    }
+    path
 }
 
 fn add_problem(slot: &mut Option<Box<Problem>>, problem: Problem) {

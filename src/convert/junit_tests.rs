@@ -356,18 +356,59 @@ fn classname_changes_open_and_close_class_suites() {
         ["s"],
         "a classname naming the case adds no suite"
     );
-    let a3 = chain("a3");
-    assert_eq!(a3[..3], ["s", "pkg", "A"]);
-    assert_ne!(a3[3], a1[3], "the class reopens after the case outside it");
+    assert_eq!(
+        chain("a3"),
+        a1,
+        "a case outside the class does not split it"
+    );
     assert_eq!(chain("b1")[..3], ["s", "pkg", "B"]);
-    let a4 = chain("a4");
-    assert_eq!(a4[..3], ["s", "pkg", "A"]);
-    assert_ne!(a4[3], a3[3]);
+    assert_eq!(
+        chain("a4"),
+        a1,
+        "cases of a class written apart (parallel workers) share its suite"
+    );
     assert_eq!(
         chain("a5"),
-        a4,
+        a1,
         "the suite's name in front is the same class"
     );
+    check_tree(&events);
+}
+
+#[test]
+fn classes_left_behind_are_done_a_bounded_number_at_a_time() {
+    // Ever-new classnames: the suites they leave are done in batches, so a
+    // class that comes back after more than a batch gets a new suite.
+    let mut xml =
+        String::from(r#"<testsuite name="s"><testcase classname="pkg.First" name="early"/>"#);
+    for n in 0..1100 {
+        xml.push_str(&format!(r#"<testcase classname="pkg.C{n}" name="t{n}"/>"#));
+    }
+    xml.push_str(r#"<testcase classname="pkg.C1050" name="again"/><testcase classname="pkg.First" name="late"/></testsuite>"#);
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(
+        nodes["again"].parent, nodes["t1050"].parent,
+        "left since the last batch"
+    );
+    assert_ne!(
+        nodes["late"].parent, nodes["early"].parent,
+        "done in an earlier batch"
+    );
+    let done = events
+        .iter()
+        .filter(|e| matches!(e, TestEvent::SuiteDone { .. }))
+        .count();
+    let suites = events
+        .iter()
+        .filter(|e| matches!(e, TestEvent::Suite(_)))
+        .count();
+    assert_eq!(
+        suites,
+        1 + 1 + 1 + 1100 + 1,
+        "s, pkg, First, the others, First again"
+    );
+    assert_eq!(done, suites, "every suite is done once");
     check_tree(&events);
 }
 

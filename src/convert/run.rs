@@ -75,6 +75,7 @@ pub(crate) fn run_with(
     errors: &mut dyn Write,
 ) -> Result<i32, ConvertError> {
     let mut pipeline = Pipeline::new(&config.output, out).map_err(ConvertError::Output)?;
+    pipeline.forget_done_suites();
     let mut sink = Verdicts {
         inner: &mut pipeline,
         failed: false,

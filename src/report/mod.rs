@@ -410,6 +410,12 @@ impl<W: Write> Pipeline<W> {
         })
     }
 
+    /// For report files, whose suites get nothing after they are done
+    /// ([`Tree::forget_done_suites`]).
+    pub(crate) fn forget_done_suites(&mut self) {
+        self.tree.forget_done_suites();
+    }
+
     /// One event from a source.
     pub(crate) fn event(&mut self, event: TestEvent) -> io::Result<()> {
         self.tree.apply(event, &mut self.sink)
