@@ -629,16 +629,6 @@ impl State {
             None
         };
         for (depth, part) in parts.iter().enumerate().skip(keep) {
-            let kind = match module {
-                Some(m) if depth < m => NodeKind::Dir,
-                Some(m) if depth == m => NodeKind::File,
-                _ => NodeKind::Suite,
-            };
-            // Named as the live pytest tree names a module: by its file.
-            let name = match kind {
-                NodeKind::File => format!("{part}.py"),
-                _ => part.to_string(),
-            };
             let frame = &mut self.frames[frame_index];
             if !frame.parked.is_empty() {
                 let mut path = class_path(&frame.classes);
@@ -651,6 +641,16 @@ impl State {
                     continue;
                 }
             }
+            let kind = match module {
+                Some(m) if depth < m => NodeKind::Dir,
+                Some(m) if depth == m => NodeKind::File,
+                _ => NodeKind::Suite,
+            };
+            // Named as the live pytest tree names a module: by its file.
+            let name = match kind {
+                NodeKind::File => format!("{part}.py"),
+                _ => part.to_string(),
+            };
             let file = file.filter(|_| kind != NodeKind::Dir).map(str::to_string);
             self.next_id += 1;
             let id = out.numbered_id(self.next_id);
