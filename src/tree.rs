@@ -195,10 +195,7 @@ pub(crate) struct Tree {
     collected: Option<Vec<String>>,
     /// Collect-only runs: source ids that were opened as live nodes.
     opened_live: FastSet<String>,
-    /// Report files: a suite its source said is done gets nothing more, so
-    /// its declaration goes when it closes, and memory stays flat in the
-    /// number of suites. A live source may still send output to a done
-    /// suite, which then reopens from its declaration.
+    /// Set by [`Tree::forget_done_suites`].
     forget_done_suites: bool,
 }
 
@@ -216,7 +213,10 @@ impl Tree {
         }
     }
 
-    /// For report files: see [`Tree::forget_done_suites`](Tree).
+    /// For report files, where a suite its source said is done gets
+    /// nothing more: its declaration goes when it closes, so memory stays
+    /// flat in the number of suites. A live source may still send output to
+    /// a done suite, which then reopens from its declaration.
     pub(crate) fn forget_done_suites(&mut self) {
         self.forget_done_suites = true;
     }
