@@ -14,6 +14,9 @@
 //! messages is a race. A snapshot therefore lists the service messages in
 //! order, then the text in its own order without blank lines, with the
 //! progress line that the messages cut into pieces put back together.
+//! Console output that comes over the event pipe as plain text (jest's and
+//! vitest's, in the teamcity dialect) races with the stdout a test wrote, so
+//! the printed service messages, neutralised, are listed on their own.
 //!
 //! The frameworks run with `CI=true` whether or not the tests do, so that a
 //! snapshot taken on a laptop holds on CI.
@@ -98,19 +101,23 @@ fn snapshot(case: Case, dialect: &str) {
 }
 
 /// Service messages in order, grouped by file, then the framework's text in
-/// its own order.
+/// its own order, then the service messages tests printed, neutralised.
 fn layout(stream: &str) -> String {
     let mut messages = Messages::default();
     let mut text: Vec<String> = Vec::new();
+    let mut printed: Vec<&str> = Vec::new();
     // A piece of pytest's progress line: outcome letters, then maybe the
     // `[100%]` that ends it.
     let progress = Regex::new(r"^[.A-Za-z]*( +\[ *\d+%\])?$").expect("a valid regex");
     let mut open_progress = false;
     for line in stream.lines() {
-        // A service message a test printed comes with the framework's
-        // text, neutralised: it stays with the text.
-        let printed = line.starts_with("##teamcity[message text='##teamcity|[");
-        if line.starts_with("##teamcity[") && !printed {
+        // A service message a test printed comes on the framework's
+        // stdout, neutralised.
+        if line.starts_with("##teamcity[message text='##teamcity|[") {
+            printed.push(line);
+            continue;
+        }
+        if line.starts_with("##teamcity[") {
             messages.push(line);
             continue;
         }
@@ -127,9 +134,10 @@ fn layout(stream: &str) -> String {
         open_progress = piece && !line.ends_with("%]");
     }
     format!(
-        "--- service messages\n{}--- framework text\n{}\n",
+        "--- service messages\n{}--- framework text\n{}\n--- service messages a test printed\n{}\n",
         messages.finish(),
-        text.join("\n")
+        text.join("\n"),
+        printed.join("\n")
     )
 }
 
