@@ -1023,8 +1023,9 @@ class _Reporter:
             elif when == "call":
                 longrepr = report.longrepr
                 if isinstance(longrepr, str) and longrepr.startswith("[XPASS(strict)]"):
+                    # "[XPASS(strict)] " then the reason, which may be empty.
                     run.outcome = "failed"
-                    run.message = longrepr
+                    run.message = longrepr.strip()
                 elif run.failed_subtests and isinstance(longrepr, str) and longrepr.startswith("contains "):
                     # pytest 9 fails a passed test that has failed subtests.
                     self._subtests_failed(run, longrepr)

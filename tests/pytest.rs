@@ -879,7 +879,8 @@ fn unittest_typed_equality_assertions_carry_their_values() {
 
 /// A failure whose text starts with a line break (`ValueError("\nwhy")`)
 /// has the exception's name and its first line of text as message, not the
-/// name alone (`ValueError:`).
+/// name alone (`ValueError:`); a strict xfail that passed with no reason is
+/// pytest's `[XPASS(strict)]`, without the space where the reason would go.
 #[test]
 fn a_message_after_a_line_break_is_kept() {
     let run = run_edge("test_messages.py", &[]);
@@ -899,6 +900,10 @@ fn a_message_after_a_line_break_is_kept() {
         (
             "test_fail_message_after_a_line_break".to_owned(),
             Some("Failed: why it failed".to_owned()),
+        ),
+        (
+            "test_strict_xpass_without_a_reason".to_owned(),
+            Some("[XPASS(strict)]".to_owned()),
         ),
     ]);
     assert_eq!(found, want, "{}", run.describe());
