@@ -29,7 +29,9 @@
 //! errors that no test carries, one named after the error (`Error`,
 //! `SyntaxError`) per load error of a module, and a top-level
 //! `Unhandled error` per error vitest reports outside any test.
+import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import common from './tcrunner-common.cjs';
@@ -151,6 +153,8 @@ export default class TcrunnerVitestReporter {
 
   onInit(vitest) {
     if (!this.sink) return;
+    this.vitest = vitest;
+    useOurRunner(vitest);
     const config = (vitest && vitest.config) || {};
     this.root = config.root || this.root;
     const version = (vitest && vitest.version) || vitestVersion(this.root);
@@ -188,6 +192,38 @@ export default class TcrunnerVitestReporter {
     this.sink.send({ ev: 'started', id: node.id });
   }
 
+  /**
+   * An update with no events is our runner's (tcrunner-vitest-runner.mjs):
+   * tests and describe blocks whose results the worker sent the moment they
+   * were known, without vitest's 100 ms throttle. vitest's own updates always
+   * carry events. A test that ran (or was reached and skipped) starts first;
+   * one that a failing beforeAll kept from running does not, as in vitest's
+   * own updates, so it waits for its suite's errors.
+   */
+  onTaskUpdate(packs, events) {
+    if (!this.sink || (events && events.length) || !this.vitest) return;
+    const { state } = this.vitest;
+    for (const [id] of packs) {
+      const node = this.nodes.get(id);
+      if (!node || node.done || node.kind === 'file') continue;
+      const task = state.idMap.get(id);
+      const entity = task && state.getReportedEntity(task);
+      if (!entity) continue;
+      if (node.kind === 'suite') {
+        this.onTestSuiteResult(entity);
+        continue;
+      }
+      // The mode it was collected with: vitest sets a task's mode to `skip`
+      // when a skipped result comes, whatever skipped it.
+      const mode = entity.options && entity.options.mode;
+      const result = task.result;
+      const reached = mode === 'skip' || mode === 'todo'
+        || (result && (result.pending || result.state === 'pass' || result.state === 'fail'));
+      if (reached) this.onTestCaseReady(entity);
+      this.onTestCaseResult(entity);
+    }
+  }
+
   onTestCaseResult(test) {
     const node = this.sink && this.nodes.get(test.id);
     if (!node || node.done) return;
@@ -204,7 +240,7 @@ export default class TcrunnerVitestReporter {
 
   onTestSuiteResult(suite) {
     const node = this.sink && this.nodes.get(suite.id);
-    if (!node) return;
+    if (!node || node.done) return;
     this.settleVictims(suite.id);
     this.hookFailures(suite, node);
     node.done = true;
@@ -413,6 +449,33 @@ export default class TcrunnerVitestReporter {
 
 /** Identifies an error across the copies vitest may hand out. */
 const errorKey = (err) => (err && typeof err === 'object' ? `${err.name}\0${err.message}\0${err.stack}` : String(err));
+
+/**
+ * Makes each project without a runner of its own run tests with ours,
+ * extending the vitest that runs (the one whose `vitest.mjs` the process
+ * started), so results leave the workers without vitest's throttle. Browser
+ * projects and benchmarks keep theirs; when vitest's runner module is not
+ * where vitest 3, 4 and 5 keep it, nothing changes.
+ */
+function useOurRunner(vitest) {
+  const script = process.argv[1] || '';
+  if (path.basename(script) !== 'vitest.mjs' || !Array.isArray(vitest.projects)) return;
+  let base;
+  try {
+    const dir = path.dirname(fs.realpathSync(script));
+    base = ['runners.js', 'index.js'].map((f) => path.join(dir, 'dist', f)).find((f) => fs.existsSync(f));
+  } catch {
+    return;
+  }
+  if (!base) return;
+  process.env.TCRUNNER_VITEST_RUNNER_BASE = base;
+  const runner = fileURLToPath(new URL('./tcrunner-vitest-runner.mjs', import.meta.url));
+  for (const project of vitest.projects) {
+    const config = project && project.config;
+    if (!config || config.runner || config.mode === 'benchmark' || (config.browser && config.browser.enabled)) continue;
+    config.runner = runner;
+  }
+}
 
 /** The project's vitest version, when the API does not say. */
 function vitestVersion(root) {

@@ -14,17 +14,20 @@ pub(crate) enum Runner {
     PytestReporter,
     Jest,
     Vitest,
+    /// The test runner the vitest reporter gives vitest's workers.
+    VitestRunner,
     /// What the jest and vitest reporters share, loaded from their folder.
     JsCommon,
 }
 
 impl Runner {
     #[cfg(test)]
-    pub(crate) const ALL: [Runner; 5] = [
+    pub(crate) const ALL: [Runner; 6] = [
         Runner::Pytest,
         Runner::PytestReporter,
         Runner::Jest,
         Runner::Vitest,
+        Runner::VitestRunner,
         Runner::JsCommon,
     ];
 
@@ -35,6 +38,7 @@ impl Runner {
             Runner::PytestReporter => "_tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
+            Runner::VitestRunner => "tcrunner-vitest-runner.mjs",
             Runner::JsCommon => "tcrunner-common.cjs",
         }
     }
@@ -46,6 +50,7 @@ impl Runner {
             Runner::PytestReporter => include_str!("../runners/_tcrunner_pytest.py"),
             Runner::Jest => include_str!("../runners/tcrunner-jest.cjs"),
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
+            Runner::VitestRunner => include_str!("../runners/tcrunner-vitest-runner.mjs"),
             Runner::JsCommon => include_str!("../runners/tcrunner-common.cjs"),
         }
     }
@@ -54,8 +59,9 @@ impl Runner {
     pub(crate) fn companions(self) -> &'static [Runner] {
         match self {
             Runner::Pytest => &[Runner::PytestReporter],
-            Runner::Jest | Runner::Vitest => &[Runner::JsCommon],
-            Runner::PytestReporter | Runner::JsCommon => &[],
+            Runner::Jest => &[Runner::JsCommon],
+            Runner::Vitest => &[Runner::JsCommon, Runner::VitestRunner],
+            Runner::PytestReporter | Runner::VitestRunner | Runner::JsCommon => &[],
         }
     }
 }
@@ -77,7 +83,7 @@ mod tests {
                     .args(["-m", "py_compile"])
                     .arg(&file)
                     .status(),
-                Runner::Jest | Runner::Vitest | Runner::JsCommon => {
+                Runner::Jest | Runner::Vitest | Runner::VitestRunner | Runner::JsCommon => {
                     std::process::Command::new("node")
                         .arg("--check")
                         .arg(&file)
