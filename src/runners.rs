@@ -15,7 +15,7 @@ pub(crate) enum Runner {
     Jest,
     Vitest,
     /// The test runner the vitest reporter gives vitest's workers.
-    VitestRunner,
+    VitestWorker,
     /// What the jest and vitest reporters share, loaded from their folder.
     JsCommon,
 }
@@ -27,7 +27,7 @@ impl Runner {
         Runner::PytestReporter,
         Runner::Jest,
         Runner::Vitest,
-        Runner::VitestRunner,
+        Runner::VitestWorker,
         Runner::JsCommon,
     ];
 
@@ -38,7 +38,7 @@ impl Runner {
             Runner::PytestReporter => "_tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
-            Runner::VitestRunner => "tcrunner-vitest-runner.mjs",
+            Runner::VitestWorker => "tcrunner-vitest-runner.mjs",
             Runner::JsCommon => "tcrunner-common.cjs",
         }
     }
@@ -50,7 +50,7 @@ impl Runner {
             Runner::PytestReporter => include_str!("../runners/_tcrunner_pytest.py"),
             Runner::Jest => include_str!("../runners/tcrunner-jest.cjs"),
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
-            Runner::VitestRunner => include_str!("../runners/tcrunner-vitest-runner.mjs"),
+            Runner::VitestWorker => include_str!("../runners/tcrunner-vitest-runner.mjs"),
             Runner::JsCommon => include_str!("../runners/tcrunner-common.cjs"),
         }
     }
@@ -60,8 +60,8 @@ impl Runner {
         match self {
             Runner::Pytest => &[Runner::PytestReporter],
             Runner::Jest => &[Runner::JsCommon],
-            Runner::Vitest => &[Runner::JsCommon, Runner::VitestRunner],
-            Runner::PytestReporter | Runner::VitestRunner | Runner::JsCommon => &[],
+            Runner::Vitest => &[Runner::JsCommon, Runner::VitestWorker],
+            Runner::PytestReporter | Runner::VitestWorker | Runner::JsCommon => &[],
         }
     }
 }
@@ -83,7 +83,7 @@ mod tests {
                     .args(["-m", "py_compile"])
                     .arg(&file)
                     .status(),
-                Runner::Jest | Runner::Vitest | Runner::VitestRunner | Runner::JsCommon => {
+                Runner::Jest | Runner::Vitest | Runner::VitestWorker | Runner::JsCommon => {
                     std::process::Command::new("node")
                         .arg("--check")
                         .arg(&file)
