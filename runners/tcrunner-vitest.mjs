@@ -154,10 +154,10 @@ export default class TcrunnerVitestReporter {
   onInit(vitest) {
     if (!this.sink) return;
     this.vitest = vitest;
-    useOurRunner(vitest);
     const config = (vitest && vitest.config) || {};
     this.root = config.root || this.root;
     const version = (vitest && vitest.version) || vitestVersion(this.root);
+    useOurRunner(vitest, version);
     // vitest 5 matches -t against names joined by ' > ', older ones by ' '.
     this.separator = Number.parseInt(version, 10) >= 5 ? ' > ' : ' ';
     const pattern = config.testNamePattern;
@@ -194,8 +194,8 @@ export default class TcrunnerVitestReporter {
 
   /**
    * An update with no events is our runner's (tcrunner-vitest-runner.mjs):
-   * tests and describe blocks whose results the worker sent the moment they
-   * were known, without vitest's 100 ms throttle. vitest's own updates always
+   * tests that started, and tests and describe blocks that ended, sent by
+   * the worker without vitest's 100 ms throttle. vitest's own updates always
    * carry events. A test that ran (or was reached and skipped) starts first;
    * one that a failing beforeAll kept from running does not, as in vitest's
    * own updates, so it waits for its suite's errors.
@@ -217,6 +217,10 @@ export default class TcrunnerVitestReporter {
       // when a skipped result comes, whatever skipped it.
       const mode = entity.options && entity.options.mode;
       const result = task.result;
+      if (result && result.state === 'run') {
+        this.onTestCaseReady(entity);
+        continue;
+      }
       const reached = mode === 'skip' || mode === 'todo'
         || (result && (result.pending || result.state === 'pass' || result.state === 'fail'));
       if (reached) this.onTestCaseReady(entity);
@@ -454,12 +458,14 @@ const errorKey = (err) => (err && typeof err === 'object' ? `${err.name}\0${err.
  * Makes each project without a runner of its own run tests with ours,
  * extending the vitest that runs (the one whose `vitest.mjs` the process
  * started), so results leave the workers without vitest's throttle. Browser
- * projects and benchmarks keep theirs; when vitest's runner module is not
- * where vitest 3, 4 and 5 keep it, nothing changes.
+ * projects and benchmarks keep theirs. Other vitest versions than 3, 4 and
+ * 5, whose runners it was checked against, keep vitest's own, as does a
+ * vitest whose runner module is not where those versions keep it.
  */
-function useOurRunner(vitest) {
+function useOurRunner(vitest, version) {
   const script = process.argv[1] || '';
-  if (path.basename(script) !== 'vitest.mjs' || !Array.isArray(vitest.projects)) return;
+  const major = Number.parseInt(version, 10);
+  if (!(major >= 3 && major <= 5) || path.basename(script) !== 'vitest.mjs' || !Array.isArray(vitest.projects)) return;
   let base;
   try {
     const dir = path.dirname(fs.realpathSync(script));
@@ -469,7 +475,7 @@ function useOurRunner(vitest) {
   }
   if (!base) return;
   process.env.TCRUNNER_VITEST_RUNNER_BASE = base;
-  const runner = fileURLToPath(new URL('./tcrunner-vitest-runner.mjs', import.meta.url));
+  const runner = fileURLToPath(new URL('./node_modules/tcrunner-vitest-runner.mjs', import.meta.url));
   for (const project of vitest.projects) {
     const config = project && project.config;
     if (!config || config.runner || config.mode === 'benchmark' || (config.browser && config.browser.enabled)) continue;

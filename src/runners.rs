@@ -31,14 +31,19 @@ impl Runner {
         Runner::JsCommon,
     ];
 
-    /// The file name it is written out as.
+    /// The file name it is written out as, relative to the folder of the
+    /// reporter that loads it.
     pub(crate) fn file_name(self) -> &'static str {
         match self {
             Runner::Pytest => "tcrunner_pytest.py",
             Runner::PytestReporter => "_tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
-            Runner::VitestWorker => "tcrunner-vitest-runner.mjs",
+            // Under node_modules, so that vitest's workers import it (and
+            // the vitest it extends) natively, as they import vitest itself,
+            // not through vite's transform: one copy of vitest's modules,
+            // and no transform for every worker.
+            Runner::VitestWorker => "node_modules/tcrunner-vitest-runner.mjs",
             Runner::JsCommon => "tcrunner-common.cjs",
         }
     }
@@ -77,6 +82,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for runner in Runner::ALL {
             let file = dir.join(runner.file_name());
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(&file, runner.source()).unwrap();
             let status = match runner {
                 Runner::Pytest | Runner::PytestReporter => std::process::Command::new("python3")

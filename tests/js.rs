@@ -396,6 +396,23 @@ fn vitests_own_checks_and_custom_matchers_are_failures_not_errors() {
     }
 }
 
+/// A project whose config names a test runner of its own keeps it: tcrunner
+/// gives its runner only to projects without one.
+#[test]
+fn a_projects_own_vitest_runner_is_kept() {
+    for name in ["vitest3", "vitest4"] {
+        assert_eq!(
+            failing_case_verdicts("vitest-own-runner", name),
+            [
+                ("own.test.mjs > fails as usual", "failed"),
+                ("own.test.mjs > runs under the project's runner", "passed"),
+            ]
+            .map(|(key, verdict)| (key.to_owned(), verdict.to_owned())),
+            "{name}"
+        );
+    }
+}
+
 /// Runs a case whose run fails; its tests' paths and verdicts, in path order.
 fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
     let project = case_project(case, name);

@@ -191,14 +191,15 @@ pub(crate) fn write_runner(runner: Runner) -> Result<PathBuf, SetupError> {
     Ok(dir.join(runner.file_name()))
 }
 
-/// Writes `content` to `dir/file_name` unless it is there already.
+/// Writes `content` to `dir/file_name` (which may name a subfolder) unless
+/// it is there already.
 fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
     let path = dir.join(file_name);
     if std::fs::read_to_string(&path).is_ok_and(|existing| existing == content) {
         return Ok(());
     }
     let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
         // Write then rename, so a concurrent run never loads half a file.
         let partial = dir.join(format!("{file_name}.{}", std::process::id()));
         std::fs::write(&partial, content)?;
