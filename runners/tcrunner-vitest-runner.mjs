@@ -38,8 +38,7 @@ const clock = performance.now.bind(performance);
 
 /**
  * Updates sent less than this long after the last one wait for it to pass,
- * and go together: one message for many quick tests, where a message per
- * test cost vitest's worker about a tenth of its time.
+ * and go together: one message for many quick tests instead of one each.
  */
 const GATHER_MS = 5;
 
@@ -81,11 +80,13 @@ export default class TcrunnerVitestRunner extends VitestRunner {
     this.tcrunnerEndSkipped();
     // Tests in the order vitest marked them; the blocks that never ran
     // (skipped, or under a failing beforeAll) end through vitest's updates.
+    // A block that ended here ended every test under it.
     const tasks = [];
     const unended = (parent) => {
       for (const task of parent.tasks || []) {
+        if (this.tcrunnerEnded.has(task) || this.tcrunnerRunning.has(task)) continue;
         if (task.type === 'suite') unended(task);
-        else if (!this.tcrunnerEnded.has(task) && !this.tcrunnerRunning.has(task)) tasks.push(task);
+        else tasks.push(task);
       }
     };
     unended(suite);
