@@ -25,8 +25,8 @@
 //!
 //! The runner it extends comes from the vitest that runs it, whose module
 //! the reporter names in TCRUNNER_VITEST_RUNNER_BASE: `dist/runners.js`
-//! (`VitestTestRunner`, vitest 3 and 4) or `dist/index.js` (`TestRunner`,
-//! vitest 5).
+//! (`VitestTestRunner`, vitest 3 and 4.0) or `dist/index.js` (`TestRunner`,
+//! vitest 4.1 and 5).
 import { pathToFileURL } from 'node:url';
 
 const base = await import(pathToFileURL(process.env.TCRUNNER_VITEST_RUNNER_BASE).href);

@@ -259,12 +259,12 @@ export default class TcrunnerVitestReporter {
     if (!this.sink || !log) return;
     const stream = log.type === 'stderr' ? 'stderr' : 'stdout';
     const text = String(log.content ?? '');
-    if (!log.taskId) {
+    const node = log.taskId ? this.nodes.get(log.taskId) : undefined;
+    if (!node && !(log.taskId && this.vitest?.state?.idMap?.has(log.taskId))) {
+      // No task's: output from outside any test file (a runner's or a
+      // library's import), which vitest names by where it was written.
       this.sink.send({ ev: 'output', stream, text });
-      return;
-    }
-    const node = this.nodes.get(log.taskId);
-    if (!node) {
+    } else if (!node) {
       if (!this.pendingLogs.has(log.taskId)) this.pendingLogs.set(log.taskId, []);
       this.pendingLogs.get(log.taskId).push({ stream, text });
     } else if (node.kind === 'test' && !node.done) {
@@ -280,6 +280,9 @@ export default class TcrunnerVitestReporter {
     // vitest 3 never ends a module that failed to load.
     for (const module of modules || []) if (this.nodes.has(module.id)) this.fileNode(module);
     for (const node of this.nodes.values()) if (node.kind === 'file' && !node.done) this.endModule(node.module);
+    // Output of tasks that never reported goes out on its own.
+    for (const logs of this.pendingLogs.values()) for (const { stream, text } of logs) this.sink.send({ ev: 'output', stream, text });
+    this.pendingLogs.clear();
     (unhandledErrors || []).forEach((err, i) => {
       const name = 'Unhandled error';
       const id = JSON.stringify(['', name, i]);
@@ -466,14 +469,17 @@ function useOurRunner(vitest, version) {
   const script = process.argv[1] || '';
   const major = Number.parseInt(version, 10);
   if (!(major >= 3 && major <= 5) || path.basename(script) !== 'vitest.mjs' || !Array.isArray(vitest.projects)) return;
+  // vitest 4.1 exports its runner from `vitest` itself, which the test files
+  // load anyway, and warns in every worker that imports `vitest/runners`.
+  const [, minor] = version.split('.').map((n) => Number.parseInt(n, 10));
+  const module = major >= 5 || (major === 4 && minor >= 1) ? 'index.js' : 'runners.js';
   let base;
   try {
-    const dir = path.dirname(fs.realpathSync(script));
-    base = ['runners.js', 'index.js'].map((f) => path.join(dir, 'dist', f)).find((f) => fs.existsSync(f));
+    base = path.join(path.dirname(fs.realpathSync(script)), 'dist', module);
   } catch {
     return;
   }
-  if (!base) return;
+  if (!fs.existsSync(base)) return;
   process.env.TCRUNNER_VITEST_RUNNER_BASE = base;
   const runner = fileURLToPath(new URL('./node_modules/tcrunner-vitest-runner.mjs', import.meta.url));
   for (const project of vitest.projects) {

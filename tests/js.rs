@@ -401,8 +401,9 @@ fn vitests_own_checks_and_custom_matchers_are_failures_not_errors() {
 #[test]
 fn a_projects_own_vitest_runner_is_kept() {
     for name in ["vitest3", "vitest4"] {
+        let (verdicts, stream) = failing_case("vitest-own-runner", name);
         assert_eq!(
-            failing_case_verdicts("vitest-own-runner", name),
+            verdicts,
             [
                 ("own.test.mjs > fails as usual", "failed"),
                 ("own.test.mjs > runs under the project's runner", "passed"),
@@ -410,20 +411,33 @@ fn a_projects_own_vitest_runner_is_kept() {
             .map(|(key, verdict)| (key.to_owned(), verdict.to_owned())),
             "{name}"
         );
+        // What the runner wrote on import belongs to no test, and is kept.
+        let text = String::from_utf8_lossy(&stream);
+        assert_eq!(
+            text.lines().filter(|l| *l == "own runner loaded").count(),
+            1,
+            "{name}: {text}"
+        );
     }
 }
 
 /// Runs a case whose run fails; its tests' paths and verdicts, in path order.
 fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
+    failing_case(case, name).0
+}
+
+/// Runs a case whose run fails; its tests' paths and verdicts, in path
+/// order, and the stream.
+fn failing_case(case: &str, name: &str) -> (Vec<(String, String)>, Vec<u8>) {
     let project = case_project(case, name);
     let (code, stream) = run_in(project.path(), name, &[]);
     assert_eq!(code, 1, "{name}");
     assert_clean(&stream);
-    let found = tests_by_path(&stream);
-    found
+    let verdicts = tests_by_path(&stream)
         .into_iter()
         .map(|(key, test)| (key, test.verdict))
-        .collect()
+        .collect();
+    (verdicts, stream)
 }
 
 #[test]
