@@ -42,6 +42,18 @@ const clock = performance.now.bind(performance);
  */
 const GATHER_MS = 5;
 
+/**
+ * A result whose errors travel as `tcrunnerErrors`, which the reporter puts
+ * back. vitest's main process parses the stack of every error an update
+ * carries, reading the test file again for its source map each time; it
+ * does so when its own update brings the same errors, and once is enough.
+ */
+function unparsed(result) {
+  if (!result || !result.errors) return result;
+  const { errors, ...rest } = result;
+  return { ...rest, tcrunnerErrors: errors };
+}
+
 export default class TcrunnerVitestRunner extends VitestRunner {
   /** Tests that started running and have not ended. */
   tcrunnerRunning = new Set();
@@ -133,7 +145,7 @@ export default class TcrunnerVitestRunner extends VitestRunner {
     if (this.tcrunnerTimer) realClearTimeout(this.tcrunnerTimer);
     this.tcrunnerTimer = null;
     if (!this.tcrunnerQueue.size) return;
-    const packs = [...this.tcrunnerQueue.values()].map((task) => [task.id, task.result, task.meta]);
+    const packs = [...this.tcrunnerQueue.values()].map((task) => [task.id, unparsed(task.result), task.meta]);
     this.tcrunnerQueue.clear();
     this.tcrunnerLastSend = clock();
     // Fire and forget: vitest's own updates, which it awaits, carry the same

@@ -204,9 +204,15 @@ export default class TcrunnerVitestReporter {
     if (!this.sink || (events && events.length) || !this.vitest) return;
     const { state } = this.vitest;
     for (const [id] of packs) {
+      const task = state.idMap.get(id);
+      const carried = task && task.result && task.result.tcrunnerErrors;
+      if (carried) {
+        // Errors our runner sent aside, unparsed (runners/tcrunner-vitest-runner.mjs).
+        task.result.errors = carried;
+        delete task.result.tcrunnerErrors;
+      }
       const node = this.nodes.get(id);
       if (!node || node.done || node.kind === 'file') continue;
-      const task = state.idMap.get(id);
       const entity = task && state.getReportedEntity(task);
       if (!entity) continue;
       if (node.kind === 'suite') {
