@@ -473,11 +473,10 @@ const errorKey = (err) => (err && typeof err === 'object' ? `${err.name}\0${err.
  */
 function useOurRunner(vitest, version) {
   const script = process.argv[1] || '';
-  const major = Number.parseInt(version, 10);
+  const [major, minor] = String(version).split('.').map((n) => Number.parseInt(n, 10));
   if (!(major >= 3 && major <= 5) || path.basename(script) !== 'vitest.mjs' || !Array.isArray(vitest.projects)) return;
   // vitest 4.1 exports its runner from `vitest` itself, which the test files
   // load anyway, and warns in every worker that imports `vitest/runners`.
-  const [, minor] = version.split('.').map((n) => Number.parseInt(n, 10));
   const module = major >= 5 || (major === 4 && minor >= 1) ? 'index.js' : 'runners.js';
   let base;
   try {
