@@ -486,7 +486,7 @@ function useOurRunner(vitest, version) {
   }
   if (!fs.existsSync(base)) return;
   process.env.TCRUNNER_VITEST_RUNNER_BASE = base;
-  const runner = fileURLToPath(new URL('./node_modules/tcrunner-vitest-runner.mjs', import.meta.url));
+  const runner = fileURLToPath(new URL('./tcrunner-vitest-runner.mjs', import.meta.url));
   for (const project of vitest.projects) {
     const config = project && project.config;
     if (!config || config.runner || config.mode === 'benchmark' || (config.browser && config.browser.enabled)) continue;

@@ -39,11 +39,7 @@ impl Runner {
             Runner::PytestReporter => "_tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
-            // Under node_modules, so that vitest's workers import it (and
-            // the vitest it extends) natively, as they import vitest itself,
-            // not through vite's transform: one copy of vitest's modules,
-            // and no transform for every worker.
-            Runner::VitestWorker => "node_modules/tcrunner-vitest-runner.mjs",
+            Runner::VitestWorker => "tcrunner-vitest-runner.mjs",
             Runner::JsCommon => "tcrunner-common.cjs",
         }
     }
@@ -57,6 +53,21 @@ impl Runner {
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
             Runner::VitestWorker => include_str!("../runners/tcrunner-vitest-runner.mjs"),
             Runner::JsCommon => include_str!("../runners/tcrunner-common.cjs"),
+        }
+    }
+
+    /// The folder it and its companions are written into, below the
+    /// directory of this set of files.
+    pub(crate) fn folder(self) -> &'static str {
+        match self {
+            // vitest loads a reporter, and its workers their runner, through
+            // vite's transform unless the file is under a node_modules
+            // folder; there they are imported natively, as vitest itself is:
+            // no transform of the reporter in the main process (a tenth of a
+            // second of CPU) nor of the runner in every worker, and one copy
+            // of vitest's modules.
+            Runner::Vitest => "node_modules",
+            _ => "",
         }
     }
 

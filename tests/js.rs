@@ -421,6 +421,28 @@ fn a_projects_own_vitest_runner_is_kept() {
     }
 }
 
+/// vitest imports tcrunner's reporter and worker runner natively, as it
+/// imports itself: the project's vite plugins see its own modules only, and
+/// nothing of ours is transformed. (vitest 5 keeps transforms in a cache
+/// across runs, so its plugins may see nothing at all.)
+#[test]
+fn a_projects_vite_plugins_see_none_of_tcrunners_modules() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-plugins", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        assert_eq!(tests_by_path(&stream).len(), 2, "{name}");
+        let seen = std::fs::read_to_string(project.path().join("transformed.txt")).unwrap();
+        assert!(
+            seen.lines().any(|id| id.ends_with("plugins.test.mjs")),
+            "{name}: the plugin saw no test file: {seen}"
+        );
+        let ours: Vec<&str> = seen.lines().filter(|id| id.contains("tcrunner")).collect();
+        assert!(ours.is_empty(), "{name}: transformed {ours:?}");
+    }
+}
+
 /// Runs a case whose run fails; its tests' paths and verdicts, in path order.
 fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
     failing_case(case, name).0

@@ -184,15 +184,15 @@ pub(crate) fn write_runner(runner: Runner) -> Result<PathBuf, SetupError> {
     let uid = unsafe { libc::getuid() };
     let dir = std::env::temp_dir()
         .join(format!("tcrunner-{uid}"))
-        .join(format!("{:016x}", hasher.finish()));
+        .join(format!("{:016x}", hasher.finish()))
+        .join(runner.folder());
     for file in files {
         write_file(&dir, file.file_name(), file.source())?;
     }
     Ok(dir.join(runner.file_name()))
 }
 
-/// Writes `content` to `dir/file_name` (which may name a subfolder) unless
-/// it is there already.
+/// Writes `content` to `dir/file_name`, making `dir`, unless it is there already.
 fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
     let path = dir.join(file_name);
     if std::fs::read_to_string(&path).is_ok_and(|existing| existing == content) {
