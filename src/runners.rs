@@ -67,7 +67,11 @@ impl Runner {
             // second of CPU) nor of the runner in every worker, and one copy
             // of vitest's modules.
             Runner::Vitest => "node_modules",
-            _ => "",
+            Runner::Pytest
+            | Runner::PytestReporter
+            | Runner::Jest
+            | Runner::VitestWorker
+            | Runner::JsCommon => "",
         }
     }
 
