@@ -356,10 +356,7 @@ fn jest_projects_running_one_file_at_once_report_each_test_once() {
 #[test]
 fn vitest_shows_a_thrown_plain_object() {
     for name in ["vitest3", "vitest4"] {
-        let project = case_project("vitest-values", name);
-        let (code, stream) = run_in(project.path(), name, &[]);
-        assert_eq!(code, 1, "{name}");
-        assert_clean(&stream);
+        let (_project, stream) = failing_run("vitest-values", name);
         let found = tests_by_path(&stream);
         let thrown = &found["values.test.ts > throws a plain object"];
         assert_eq!(thrown.verdict, "error", "{name}");
@@ -428,10 +425,7 @@ fn a_projects_own_vitest_runner_is_kept() {
 #[test]
 fn a_projects_vite_plugins_see_none_of_tcrunners_modules() {
     for name in ["vitest3", "vitest4"] {
-        let project = case_project("vitest-plugins", name);
-        let (code, stream) = run_in(project.path(), name, &[]);
-        assert_eq!(code, 1, "{name}");
-        assert_clean(&stream);
+        let (project, stream) = failing_run("vitest-plugins", name);
         assert_eq!(tests_by_path(&stream).len(), 2, "{name}");
         let seen = std::fs::read_to_string(project.path().join("transformed.txt")).unwrap();
         assert!(
@@ -451,15 +445,22 @@ fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
 /// Runs a case whose run fails; its tests' paths and verdicts, in path
 /// order, and the stream.
 fn failing_case(case: &str, name: &str) -> (Vec<(String, String)>, Vec<u8>) {
-    let project = case_project(case, name);
-    let (code, stream) = run_in(project.path(), name, &[]);
-    assert_eq!(code, 1, "{name}");
-    assert_clean(&stream);
+    let (_project, stream) = failing_run(case, name);
     let verdicts = tests_by_path(&stream)
         .into_iter()
         .map(|(key, test)| (key, test.verdict))
         .collect();
     (verdicts, stream)
+}
+
+/// Runs a case whose run fails, checking the code and the stream; the
+/// project (kept for its files) and the stream.
+fn failing_run(case: &str, name: &str) -> (Project, Vec<u8>) {
+    let project = case_project(case, name);
+    let (code, stream) = run_in(project.path(), name, &[]);
+    assert_eq!(code, 1, "{name}");
+    assert_clean(&stream);
+    (project, stream)
 }
 
 #[test]
