@@ -97,7 +97,6 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for runner in Runner::ALL {
             let file = dir.join(runner.file_name());
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(&file, runner.source()).unwrap();
             let status = match runner {
                 Runner::Pytest | Runner::PytestReporter => std::process::Command::new("python3")

@@ -337,10 +337,7 @@ fn jest_projects_running_one_file_at_once_report_each_test_once() {
     let (code, stream) = run_in(project.path(), "jest30", &["--", "--maxWorkers=2", &cache]);
     assert_eq!(code, 1);
     assert_clean(&stream);
-    let found: Vec<(String, String)> = tests_by_path(&stream)
-        .into_iter()
-        .map(|(key, outcome)| (key, outcome.verdict))
-        .collect();
+    let found = verdicts(&stream);
     let want: Vec<(String, String)> = [
         ("[one] a/shared.test.js > fails", "failed"),
         ("[one] a/shared.test.js > passes", "passed"),
@@ -398,9 +395,9 @@ fn vitests_own_checks_and_custom_matchers_are_failures_not_errors() {
 #[test]
 fn a_projects_own_vitest_runner_is_kept() {
     for name in ["vitest3", "vitest4"] {
-        let (verdicts, stream) = failing_case("vitest-own-runner", name);
+        let (_project, stream) = failing_run("vitest-own-runner", name);
         assert_eq!(
-            verdicts,
+            verdicts(&stream),
             [
                 ("own.test.mjs > fails as usual", "failed"),
                 ("own.test.mjs > runs under the project's runner", "passed"),
@@ -439,18 +436,15 @@ fn a_projects_vite_plugins_see_none_of_tcrunners_modules() {
 
 /// Runs a case whose run fails; its tests' paths and verdicts, in path order.
 fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
-    failing_case(case, name).0
+    verdicts(&failing_run(case, name).1)
 }
 
-/// Runs a case whose run fails; its tests' paths and verdicts, in path
-/// order, and the stream.
-fn failing_case(case: &str, name: &str) -> (Vec<(String, String)>, Vec<u8>) {
-    let (_project, stream) = failing_run(case, name);
-    let verdicts = tests_by_path(&stream)
+/// A stream's tests' paths and verdicts, in path order.
+fn verdicts(stream: &[u8]) -> Vec<(String, String)> {
+    tests_by_path(stream)
         .into_iter()
         .map(|(key, test)| (key, test.verdict))
-        .collect();
-    (verdicts, stream)
+        .collect()
 }
 
 /// Runs a case whose run fails, checking the code and the stream; the

@@ -199,7 +199,7 @@ fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupErr
         return Ok(());
     }
     let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(path.parent().unwrap_or(dir))?;
+        std::fs::create_dir_all(dir)?;
         // Write then rename, so a concurrent run never loads half a file.
         let partial = dir.join(format!("{file_name}.{}", std::process::id()));
         std::fs::write(&partial, content)?;
