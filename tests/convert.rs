@@ -320,6 +320,13 @@ fn bad_inputs_give_their_code_one_line_and_keep_the_rest() {
     let jest = std::fs::read(fixture("jest.json")).unwrap();
     let truncated_json = dir.join("truncated.json");
     std::fs::write(&truncated_json, &jest[..jest.len() * 2 / 3]).unwrap();
+    // Cut inside the last file's entry: the three files before it are sent
+    // (14 + 2 tests, and the pseudo-test of the file that failed to run).
+    let last_file = String::from_utf8_lossy(&jest)
+        .rfind("{\"assertionResults\"")
+        .unwrap();
+    let cut_json = dir.join("cut-in-last-file.json");
+    std::fs::write(&cut_json, &jest[..last_file + 40]).unwrap();
     let xml = std::fs::read(fixture("pytest-junit.xml")).unwrap();
     let truncated_xml = dir.join("truncated.xml");
     let cut = String::from_utf8_lossy(&xml)
@@ -332,12 +339,13 @@ fn bad_inputs_give_their_code_one_line_and_keep_the_rest() {
 
     let good = fixture("vitest-junit.xml");
     let good_count = declared("vitest-junit.xml").finished;
-    let cases: [(&Path, i32, &str, usize); 6] = [
+    let cases: [(&Path, i32, &str, usize); 7] = [
         (&missing, NO_INPUT, "no such file", 0),
         (&sub, NO_INPUT, "is a directory", 0),
         (&empty, DATA_ERROR, "empty file", 0),
         (&unknown, DATA_ERROR, "unknown report format", 0),
         (&truncated_json, DATA_ERROR, "EOF while parsing", 0),
+        (&cut_json, DATA_ERROR, "EOF while parsing", 17),
         // Cut inside the 11th test case's tag: ten complete cases before it.
         (&truncated_xml, DATA_ERROR, "tag not closed", 10),
     ];

@@ -216,11 +216,13 @@ impl SuiteSpec {
 
 /// Groups tests of a fully-read report into suites, keeping first-appearance
 /// order, then sends the tree depth-first: each suite is declared before its
-/// first child and closed (`SuiteDone`) after its last. Node ids are the path
-/// of names (`a/b/c`), made unique with a `#n` suffix.
+/// first child and closed (`SuiteDone`) after its last. Nodes are numbered in
+/// the order they are sent, across every [`Grouper::emit`].
 #[derive(Debug, Default)]
 pub(crate) struct Grouper {
     root: Group,
+    /// The last number given.
+    numbered: u64,
 }
 
 #[derive(Debug, Default)]
@@ -264,21 +266,22 @@ impl Grouper {
         group.children.push(Child::Test(Box::new(test)));
     }
 
-    /// Sends everything, depth-first. Nodes are numbered in that order:
-    /// unique whatever the names, and short whatever the depth. A loop with
-    /// a stack rather than a recursion: a report may nest suites thousands
-    /// deep.
-    pub(crate) fn emit(self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
-        let mut numbered = 0;
+    /// Sends everything added since the last call, depth-first, and
+    /// forgets it. Nodes are numbered in that order: unique whatever the
+    /// names, and short whatever the depth. A loop with a stack rather than
+    /// a recursion: a report may nest suites thousands deep.
+    pub(crate) fn emit(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        let root = std::mem::take(&mut self.root);
+        let numbered = &mut self.numbered;
         // The children still to send of each open suite, and its id.
-        let mut stack = vec![(self.root.children.into_iter(), None::<String>)];
+        let mut stack = vec![(root.children.into_iter(), None::<String>)];
         while let Some((children, suite)) = stack.last_mut() {
             let parent = suite.clone();
             match children.next() {
                 Some(Child::Suite(group)) => {
                     let spec = group.spec.expect("non-root groups have a spec");
-                    numbered += 1;
-                    let id = out.numbered_id(numbered);
+                    *numbered += 1;
+                    let id = out.numbered_id(*numbered);
                     out.send(TestEvent::Suite(crate::event::Node {
                         id: id.clone(),
                         parent,
@@ -291,8 +294,8 @@ impl Grouper {
                     stack.push((group.children.into_iter(), Some(id)));
                 }
                 Some(Child::Test(mut test)) => {
-                    numbered += 1;
-                    test.node.id = out.numbered_id(numbered);
+                    *numbered += 1;
+                    test.node.id = out.numbered_id(*numbered);
                     test.node.parent = parent;
                     test.node.kind = NodeKind::Test;
                     out.test(*test)?;

@@ -26,7 +26,7 @@
 //! `Test suite failed to run`. jest's file `message` repeats every failed
 //! test, so a file whose tests all passed but that has a `message` (an
 //! `afterAll` error) gets an error pseudo-test `afterAll hook`.
-use std::io::Read;
+use std::io::BufRead;
 
 use super::common::{Emitter, ReadError};
 use super::js_json::{self, Flavor};
@@ -37,8 +37,18 @@ const JEST: Flavor = Flavor {
 };
 
 /// Reads one jest JSON report.
-pub(crate) fn read(input: impl Read, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+pub(crate) fn read(input: impl BufRead, out: &mut Emitter<'_>) -> Result<(), ReadError> {
     js_json::read(input, &JEST, out)
+}
+
+/// Reads one report from a file that can be read twice, in memory that does
+/// not grow with it ([`js_json::read_twice`]).
+pub(crate) fn read_twice(
+    first: impl BufRead,
+    second: impl BufRead,
+    out: &mut Emitter<'_>,
+) -> Result<(), ReadError> {
+    js_json::read_twice(first, second, &JEST, out)
 }
 
 /// Sends an already parsed document (when detection had to parse it).

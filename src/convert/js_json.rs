@@ -2,7 +2,7 @@
 //! `FormattedTestResults` shape (`testResults[]` per file, `assertionResults[]`
 //! per test with `ancestorTitles`, `title`, `status`, `duration`,
 //! `failureMessages`, `location`). The per-format modules say where they differ.
-use std::io::Read;
+use std::io::BufRead;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::common::{
     line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
 };
-use super::lenient;
+use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
 /// How one tool's flavour of the shape differs.
@@ -83,14 +83,83 @@ pub(crate) const FAILED_TO_RUN: &str = "Test suite failed to run";
 /// live reporters' name: in jest it can only be an `afterAll` error).
 pub(crate) const FILE_ERROR: &str = "afterAll hook";
 
-/// Parses the whole report, then sends it file by file.
+/// Reads the whole report, then sends it file by file: for a report that
+/// can be read only once.
 pub(crate) fn read(
-    input: impl Read,
+    input: impl BufRead,
     flavor: &Flavor,
     out: &mut Emitter<'_>,
 ) -> Result<(), ReadError> {
-    let report: Report = serde_json::from_reader(input).map_err(ReadError::from_json)?;
-    send(report, flavor, out)
+    let mut files = Vec::new();
+    let interrupted = stream(input, |file| {
+        files.push(file);
+        Ok(())
+    })?;
+    send(
+        Report {
+            test_results: files,
+            was_interrupted: interrupted,
+        },
+        flavor,
+        out,
+    )
+}
+
+/// Reads a report twice, in memory that does not grow with it: the first
+/// pass takes only the files' names (their common directory names the file
+/// suites), the second sends each file's tests as its entry is read. A
+/// malformed report fails in the second pass, after the files before the
+/// problem were sent.
+pub(crate) fn read_twice(
+    first: impl BufRead,
+    second: impl BufRead,
+    flavor: &Flavor,
+    out: &mut Emitter<'_>,
+) -> Result<(), ReadError> {
+    let mut names = Vec::new();
+    // Only the names are decoded. A problem here comes back in the second
+    // pass, at the same place.
+    let _ = json_stream::read_entries(
+        first,
+        "testResults",
+        |entry| {
+            // As in the second pass, an entry that is not an object is none.
+            if entry.is_object() {
+                let name = entry.member("name").and_then(|text| {
+                    lenient::string(&mut serde_json::Deserializer::from_slice(text))
+                        .ok()
+                        .flatten()
+                });
+                names.push(name);
+            }
+            Ok(())
+        },
+        |_, _| Ok(()),
+    );
+    let mut files = Files::new(flavor, names.iter().map(Option::as_deref));
+    let interrupted = stream(second, |file| files.send(file, out))?;
+    files.finish(interrupted, out)
+}
+
+/// Reads a report's top level, giving each `testResults` entry to `each`
+/// as soon as it is read; returns `wasInterrupted`.
+fn stream(
+    input: impl BufRead,
+    mut each: impl FnMut(FileResult) -> Result<(), ReadError>,
+) -> Result<bool, ReadError> {
+    let mut interrupted = false;
+    json_stream::read_entries(
+        input,
+        "testResults",
+        |entry| entry.decode()?.map_or(Ok(()), &mut each),
+        |key, text| {
+            if key == "wasInterrupted" {
+                interrupted = serde_json::from_slice(text).unwrap_or(false);
+            }
+            Ok(())
+        },
+    )?;
+    Ok(interrupted)
 }
 
 /// Decodes an already parsed document.
@@ -98,22 +167,48 @@ pub(crate) fn from_value(doc: Value) -> Result<Report, ReadError> {
     serde_json::from_value(doc).map_err(ReadError::from_value)
 }
 
+/// Sends a whole report.
 pub(crate) fn send(
     report: Report,
     flavor: &Flavor,
     out: &mut Emitter<'_>,
 ) -> Result<(), ReadError> {
-    let names: Vec<PathBuf> = report
-        .test_results
-        .iter()
-        .map(|f| PathBuf::from(f.name.as_deref().unwrap_or("")))
-        .collect();
-    let root = common_dir(&names);
-    let mut tree = Grouper::default();
-    let mut warnings = Vec::new();
-    for (file, path) in report.test_results.into_iter().zip(&names) {
+    let names = report.test_results.iter().map(|f| f.name.as_deref());
+    let mut files = Files::new(flavor, names);
+    for file in report.test_results {
+        files.send(file, out)?;
+    }
+    files.finish(report.was_interrupted, out)
+}
+
+/// Sends a report's files one at a time.
+struct Files<'f> {
+    flavor: &'f Flavor,
+    /// The directory every file is in, which file suites are named below.
+    root: Option<PathBuf>,
+    /// Numbers the nodes of every file.
+    tree: Grouper,
+    /// Said at the end of the report.
+    warnings: Vec<String>,
+}
+
+impl<'f> Files<'f> {
+    /// For the report whose files are `names`.
+    fn new<'n>(flavor: &'f Flavor, names: impl Iterator<Item = Option<&'n str>>) -> Self {
+        let paths: Vec<PathBuf> = names.map(|n| PathBuf::from(n.unwrap_or(""))).collect();
+        Files {
+            flavor,
+            root: common_dir(&paths),
+            tree: Grouper::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, file: FileResult, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        let flavor = self.flavor;
+        let path = PathBuf::from(file.name.as_deref().unwrap_or(""));
         let abs = file.name.clone().filter(|n| !n.is_empty());
-        let display = display_name(path, root.as_deref());
+        let display = display_name(&path, self.root.as_deref());
         let mut file_spec = SuiteSpec::new(display.clone(), NodeKind::File);
         file_spec.file = abs.clone();
         let mut any_failed = false;
@@ -127,7 +222,7 @@ pub(crate) fn send(
             }
             let test = assertion(a, abs.clone());
             any_failed |= test.result.outcome == Outcome::Failed;
-            tree.add(&suite_path, test);
+            self.tree.add(&suite_path, test);
         }
         let message = non_empty(file.message.as_deref());
         let failed = file.status.as_deref() == Some("failed");
@@ -153,8 +248,8 @@ pub(crate) fn send(
                 details: Some(text),
                 ..TestResult::default()
             };
-            tree.add(
-                &[file_spec.clone()],
+            self.tree.add(
+                &[file_spec],
                 TestNode {
                     node,
                     result,
@@ -162,24 +257,30 @@ pub(crate) fn send(
                 },
             );
         } else if failed && !any_failed && message.is_none() {
-            warnings.push(format!(
+            self.warnings.push(format!(
                 "{}: {} marked the file failed but recorded no error (a beforeAll/afterAll hook \
                  failure is not kept in its JSON report)",
                 display, flavor.tool
             ));
         }
+        self.tree.emit(out)
     }
-    tree.emit(out)?;
-    if report.was_interrupted {
-        warnings.push(format!("{} reports the run was interrupted", flavor.tool));
+
+    /// The warnings, after every file.
+    fn finish(mut self, interrupted: bool, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        if interrupted {
+            let tool = self.flavor.tool;
+            self.warnings
+                .push(format!("{tool} reports the run was interrupted"));
+        }
+        for text in self.warnings {
+            out.send(TestEvent::Log {
+                level: LogLevel::Warning,
+                text,
+            })?;
+        }
+        Ok(())
     }
-    for text in warnings {
-        out.send(TestEvent::Log {
-            level: LogLevel::Warning,
-            text,
-        })?;
-    }
-    Ok(())
 }
 
 fn assertion(a: Assertion, file: Option<String>) -> TestNode {
@@ -299,6 +400,33 @@ fn display_name(path: &Path, root: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_twice_sends_what_one_read_sends() {
+        use crate::convert::testing::{events_of, sample};
+        let odd = r#"{"testResults": [7, {"name": "/p/a/x.test.js", "assertionResults": [
+            {"title": "t", "status": "passed", "title": "u"}, "not a test"]},
+            {"name": "/p/b/y.test.js", "status": "failed"}], "wasInterrupted": true}"#;
+        let flavor = Flavor {
+            tool: "jest",
+            message_repeats_failures: true,
+        };
+        for text in [sample("jest.json"), sample("vitest.json"), odd.into()] {
+            let once = events_of(|out| read(&text[..], &flavor, out)).unwrap();
+            let twice = events_of(|out| read_twice(&text[..], &text[..], &flavor, out)).unwrap();
+            assert_eq!(once, twice);
+            assert!(once.len() > 5, "{once:?}");
+        }
+        let odd = events_of(|out| read(odd.as_bytes(), &flavor, out)).unwrap();
+        let names: Vec<&str> = odd
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Suite(node) | TestEvent::Test(node) => Some(node.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, ["a/x.test.js", "u", "b/y.test.js", FAILED_TO_RUN]);
+    }
 
     #[test]
     fn file_names_are_relative_to_the_common_root() {

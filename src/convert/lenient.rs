@@ -81,7 +81,7 @@ pub(crate) fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D:
 
 /// Decodes one item from its JSON text; an object with a key written twice
 /// is decoded again with the last of each.
-fn item<T: serde::de::DeserializeOwned>(raw: &RawValue) -> Option<T> {
+pub(crate) fn item<T: serde::de::DeserializeOwned>(raw: &RawValue) -> Option<T> {
     match serde_json::from_str(raw.get()) {
         Ok(item) => Some(item),
         Err(_) => {

@@ -8,8 +8,8 @@
 //! | format | reader | detected by |
 //! | --- | --- | --- |
 //! | JUnit XML (pytest, vitest, jest-junit, Surefire) | [`junit`] (streaming) | first byte `<` |
-//! | jest `--json` | [`jest_json`] | `numTotalTestSuites` + `numRuntimeErrorTestSuites`/`wasInterrupted`/`openHandles` |
-//! | vitest `--reporter=json` | [`vitest_json`] | `numTotalTestSuites` without the jest-only keys |
+//! | jest `--json` | [`jest_json`] (streaming, from a file) | `numTotalTestSuites` + `numRuntimeErrorTestSuites`/`wasInterrupted`/`openHandles` |
+//! | vitest `--reporter=json` | [`vitest_json`] (streaming, from a file) | `numTotalTestSuites` without the jest-only keys |
 //! | pytest-json-report | [`pytest_json`] | `tests` + `collectors`/`summary.collected`/`root` |
 //! | CTRF | [`ctrf`] | `reportFormat: "CTRF"` or `results.tool` |
 mod common;
@@ -17,6 +17,7 @@ mod ctrf;
 mod detect;
 mod jest_json;
 mod js_json;
+mod json_stream;
 mod junit;
 mod junit_fast;
 mod lenient;

@@ -2,7 +2,7 @@
 //! is missing or malformed is reported on stderr and does not stop the
 //! others; what was read before a problem is still sent.
 use std::fs::File;
-use std::io::{self, BufReader, Cursor, Read, Write};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
 use std::path::Path;
 
 use serde_json::Value;
@@ -177,7 +177,27 @@ fn convert_file(
             }
         },
     };
-    read(format, input, out).map_err(FileError::Read)
+    // A file that can be read again: the JSON of jest and vitest is then
+    // read entry by entry, in memory that does not grow with it.
+    let sent = match format {
+        InputFormat::JestJson if meta.is_file() => {
+            jest_json::read_twice(input, reopen(path).map_err(FileError::Unreadable)?, out)
+        }
+        InputFormat::VitestJson if meta.is_file() => {
+            vitest_json::read_twice(input, reopen(path).map_err(FileError::Unreadable)?, out)
+        }
+        _ => read(format, input, out),
+    };
+    sent.map_err(FileError::Read)
+}
+
+/// `path` opened again from its start, past a UTF-8 byte-order mark.
+fn reopen(path: &Path) -> io::Result<impl BufRead> {
+    let mut input = BufReader::with_capacity(64 * 1024, File::open(path)?);
+    if input.fill_buf()?.starts_with(UTF8_BOM) {
+        input.consume(UTF8_BOM.len());
+    }
+    Ok(input)
 }
 
 /// UTF-16 text (PowerShell's `>` writes it): a byte-order mark, or ASCII

@@ -21,7 +21,7 @@
 //! failed file with no failed test and no message gets a warning `Log` event.
 //!
 //! [vitest#4516]: https://github.com/vitest-dev/vitest/issues/4516
-use std::io::Read;
+use std::io::BufRead;
 
 use super::common::{Emitter, ReadError};
 use super::js_json::{self, Flavor};
@@ -32,8 +32,18 @@ const VITEST: Flavor = Flavor {
 };
 
 /// Reads one vitest JSON report.
-pub(crate) fn read(input: impl Read, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+pub(crate) fn read(input: impl BufRead, out: &mut Emitter<'_>) -> Result<(), ReadError> {
     js_json::read(input, &VITEST, out)
+}
+
+/// Reads one report from a file that can be read twice, in memory that does
+/// not grow with it ([`js_json::read_twice`]).
+pub(crate) fn read_twice(
+    first: impl BufRead,
+    second: impl BufRead,
+    out: &mut Emitter<'_>,
+) -> Result<(), ReadError> {
+    js_json::read_twice(first, second, &VITEST, out)
 }
 
 /// Sends an already parsed document (when detection had to parse it).
