@@ -31,8 +31,13 @@
 //! file) in band, jest prints it live, inside the running test, so it is left
 //! to that text (jest 30 returns it per file as well).
 //! Obsolete snapshots, which fail jest's run with every test passed, are an
-//! error `log` naming them.
+//! error `log` naming them. `jest.retryTimes` runs a failed test again after
+//! the rest of its block: in a file that (or whose setup files) call it, a
+//! failure is held until the test starts again (the attempt's failure then
+//! goes to its stderr) or the file ends, so a test is one node with its last
+//! attempt's verdict.
 
+const fs = require('fs');
 const path = require('path');
 const { openSink, stripAnsi, escapePart, scanLines } = require('./tcrunner-common.cjs');
 
@@ -172,6 +177,7 @@ class FileState {
     this.counters = new Map(); // title-path key -> tests numbered so far
     this.live = new Map(); // title-path key -> [{id, started, finished, reconciled, status, line}]
     this.titleLines = null; // test lines from scanLines, read on first use
+    this.retries = undefined; // whether a failed test may be run again, found on first failure
   }
 
   /** The line of a live-started test, when its title is unambiguous. */
@@ -210,6 +216,7 @@ class TcrunnerJestReporter {
       }
     }
     this._files = new Map(); // project id and path -> FileState
+    this._retrySources = new Map(); // path -> whether it calls retryTimes
     // Path -> its FileStates now running. Jest's test-case events carry the
     // path but not the project (it fills in the context of an arbitrary one).
     this._running = new Map();
@@ -229,6 +236,17 @@ class TcrunnerJestReporter {
     const running = this._runningFiles(test);
     if (running.length !== 1) return; // a file several projects run at once: reported at its end
     const file = running[0];
+    const held = (file.live.get(JSON.stringify([...(info.ancestorTitles || []), info.title])) || [])
+      .find((e) => e.held && !e.finished);
+    if (held) {
+      // jest runs it again (`jest.retryTimes`): the held failure was an attempt.
+      const failure = describeFailure(held.held, this._rootDir);
+      held.attempts = (held.attempts || 1) + 1;
+      const text = `Attempt ${held.attempts - 1} failed: ${failure.message}\n${failure.details || ''}\n`;
+      held.held = null;
+      this._sink.send({ ev: 'output', id: held.id, stream: 'stderr', text });
+      return;
+    }
     const line = file.lineOf(info.title);
     const out = [];
     const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line }, out);
@@ -249,8 +267,39 @@ class TcrunnerJestReporter {
     const out = [];
     let entry = open(file);
     if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
-    this._finish(entry, result, out);
+    if (result.status === 'failed' && this._mayRetry(test, file)) {
+      // Held until jest runs the test again or the file ends: a test that
+      // passes on a retry is one passed test, as jest counts it.
+      entry.held = result;
+    } else {
+      this._finish(entry, result, out);
+    }
     this._sink.send(...out);
+  }
+
+  /**
+   * Whether jest may run a failed test of `file` again: its text or that of
+   * a setup file of its project calls `retryTimes` (set at run time in the
+   * worker, so not in any config the reporter sees).
+   */
+  _mayRetry(test, file) {
+    if (file.retries === undefined) {
+      const config = (test.context && test.context.config) || {};
+      const sources = [file.file, ...(config.setupFiles || []), ...(config.setupFilesAfterEnv || [])];
+      file.retries = sources.some((source) => {
+        if (!this._retrySources.has(source)) {
+          let text = '';
+          try {
+            text = fs.readFileSync(source, 'utf8');
+          } catch {
+            // An unreadable file calls nothing.
+          }
+          this._retrySources.set(source, text.includes('retryTimes'));
+        }
+        return this._retrySources.get(source);
+      });
+    }
+    return file.retries;
   }
 
   onTestFileResult(test, testResult) {
@@ -258,6 +307,12 @@ class TcrunnerJestReporter {
     const file = this._fileOf(test);
     const out = [];
     const send = (e) => out.push(e);
+    // Failures held for a retry that never came: the last attempt's verdict.
+    for (const entries of file.live.values()) {
+      for (const entry of entries) {
+        if (entry.held && !entry.finished) this._finish(entry, entry.held, out);
+      }
+    }
     // A verbose console (`--verbose`, or a run of one file) printed every
     // entry live; jest 30 also returns them here. In band (jest marks this
     // process as worker 1) that text came between the test events, in the

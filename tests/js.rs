@@ -888,3 +888,39 @@ fn the_reporters_writes_survive_a_full_non_blocking_pipe() {
         );
     }
 }
+
+/// `jest.retryTimes`: jest runs a failed test again after the others of its
+/// block, and counts it by its last attempt. A first failure was reported
+/// as the verdict, with the retry as a second node: a run jest passed failed.
+#[test]
+fn a_jest_test_that_passes_on_a_retry_is_one_passed_test() {
+    for name in ["jest29", "jest30"] {
+        let (_project, stream) = failing_run("jest-retry", name);
+        let want: Vec<(String, String)> = [
+            ("retry.test.js > fails every attempt", "failed"),
+            ("retry.test.js > passes at once", "passed"),
+            ("retry.test.js > passes on its second attempt", "passed"),
+        ]
+        .map(|(path, verdict)| (path.to_owned(), verdict.to_owned()))
+        .into();
+        assert_eq!(verdicts(&stream), want, "{name}");
+        // The failed attempt is told in the test's output.
+        let attempts: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testStdErr")
+            .filter_map(|m| m.get("out").map(str::to_owned))
+            .collect();
+        assert_eq!(attempts.len(), 3, "{name}: {attempts:?}");
+        assert!(
+            attempts.iter().all(|a| a.starts_with("Attempt ")),
+            "{name}: {attempts:?}"
+        );
+
+        // Only the test that passed on its retry: jest's run passes, and so does ours.
+        let project = case_project("jest-retry", name);
+        let target = "retry.test.js::passes on its second attempt";
+        let (code, stream) = run_in(project.path(), name, &["--target", target]);
+        assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
+        assert_clean(&stream);
+    }
+}
