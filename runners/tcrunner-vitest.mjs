@@ -26,7 +26,8 @@
 //! Tests that a failing beforeAll kept from running arrive as skipped; they
 //! wait for their suite to report and become errors carrying the hook's
 //! error. Pseudo-tests (`n` < 0): `afterAll hook` for a suite's or module's
-//! errors that no test carries, one named after the error (`Error`,
+//! errors that no test carries (`No test found` for vitest's error on a
+//! block or file without tests), one named after the error (`Error`,
 //! `SyntaxError`) per load error of a module, and a top-level
 //! `Unhandled error` per error vitest reports outside any test.
 import fs from 'node:fs';
@@ -448,9 +449,15 @@ export default class TcrunnerVitestReporter {
     const errors = (typeof entity.errors === 'function' ? entity.errors() : []).filter((e) => !this.blamed.has(errorKey(e)));
     if (!errors.length) return;
     const loadFailure = node.kind === 'file' && (node.collectFailed || entity.children.size === 0);
-    const groups = loadFailure ? errors.map((e) => [e]) : [errors];
+    // vitest fails a block or file with no tests in it, and says so: that is
+    // no hook's error.
+    const empty = errors.filter((e) => String(e && e.message).startsWith(NO_TESTS));
+    const rest = errors.filter((e) => !empty.includes(e));
+    const groups = loadFailure ? errors.map((e) => [e]) : [rest, empty].filter((g) => g.length);
     groups.forEach((group, i) => {
-      const name = loadFailure ? (group[0] && group[0].name) || 'Error' : 'afterAll hook';
+      let name = 'afterAll hook';
+      if (loadFailure) name = (group[0] && group[0].name) || 'Error';
+      else if (group === empty) name = NO_TESTS;
       const id = `${node.head},${JSON.stringify(name)},${-1 - i}]`;
       this.sink.send(
         { ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${node.path}.${escapePart(name)}` },
@@ -459,6 +466,9 @@ export default class TcrunnerVitestReporter {
     });
   }
 }
+
+/** How vitest's error for a block or file without tests begins. */
+const NO_TESTS = 'No test found';
 
 /** Identifies an error across the copies vitest may hand out. */
 const errorKey = (err) => (err && typeof err === 'object' ? `${err.name}\0${err.message}\0${err.stack}` : String(err));

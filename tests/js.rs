@@ -924,3 +924,29 @@ fn a_jest_test_that_passes_on_a_retry_is_one_passed_test() {
         assert_clean(&stream);
     }
 }
+
+/// vitest fails a describe block with no tests in it. The error is no
+/// hook's: it was reported as a test named `afterAll hook`.
+#[test]
+fn a_vitest_block_without_tests_is_told_as_such() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let (_project, stream) = failing_run("vitest-no-tests", name);
+        let found = tests_by_path(&stream);
+        let keys: Vec<&str> = found.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "empty.test.js > nothing here > No test found",
+                "empty.test.js > runs"
+            ],
+            "{name}"
+        );
+        let empty = &found["empty.test.js > nothing here > No test found"];
+        assert_eq!(empty.verdict, "error", "{name}");
+        let message = empty.message.as_deref().unwrap_or_default();
+        assert!(
+            message.contains("No test found in suite nothing here"),
+            "{name}: {message}"
+        );
+    }
+}
