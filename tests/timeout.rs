@@ -50,10 +50,12 @@ fn fails_only_the_slow_tests_and_goes_on(python: u32, ini: &str) {
             "pytest {python}: {name}: {failure}\n{}",
             run.describe()
         );
-        // Interrupted by the alarm, not by the end of its 3 s sleep.
+        // Interrupted by the alarm, not by the end of its 3 s sleep. The
+        // alarm is set before the setup phase, which pytest's duration of
+        // the call leaves out: 999 ms has been seen.
         let ms = duration_of(&run, name);
         assert!(
-            (1000..2900).contains(&ms),
+            (900..2900).contains(&ms),
             "pytest {python}: {name} took {ms} ms\n{}",
             run.describe()
         );
