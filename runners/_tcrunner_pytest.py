@@ -572,6 +572,14 @@ class _Writer:
     def __init__(self, fd):
         self.fd = fd
         self.batch = None  # a list while gathering lines
+        self.inband = False  # see to_stdout
+
+    def to_stdout(self):
+        """Writes the lines into pytest's stdout from now on, each as an escape
+        sequence tcrunner takes out (src/process/reader.rs): where tests write
+        straight to stdout (-s), the one pipe keeps their text and the events
+        in the order they happened."""
+        self.inband = True
 
     @classmethod
     def open(cls):
@@ -600,6 +608,13 @@ class _Writer:
         fd = self.fd
         if fd is None:
             return
+        if self.inband:
+            fd = 1
+            line = "".join("\x1b_tcrunner;%s\x1b\\" % part for part in line.split("\n") if part)
+            try:
+                sys.stdout.flush()  # what the test printed goes first
+            except Exception:
+                pass
         data = line.encode("utf-8", "replace")  # lone surrogates become "?"
         try:
             written = os.write(fd, data)
@@ -682,8 +697,12 @@ class _Reporter:
         self.python_hint = "python<%s>://" % self.root
         self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
         # Whether a test's `finished` waits for the next test's `started` to
-        # share one write (None: not known yet; never under xdist).
+        # share one write (None: not known yet; never under xdist). Where
+        # tests write straight to pytest's stdout (-s, tee-sys), the events
+        # go there too, so that each test's text stays between its events.
         self.coalesce = None
+        if config.getoption("capture", "fd") in ("no", "tee-sys"):
+            writer.to_stdout()
         # tcrunner's quiet flags (-q --no-summary): no progress letters.
         self.quiet = config.get_verbosity() <= 0 and bool(getattr(config.option, "no_summary", False))
         # With -s, and with tee-sys, tests' output already goes live to

@@ -999,3 +999,43 @@ fn information_switches_pass_pytests_answer_through() {
         assert!(text.contains(says), "{switch}:\n{text}");
     }
 }
+
+/// With `-s` tests print straight to pytest's stdout, a pipe apart from the
+/// events: the next test's first words reached tcrunner before the
+/// `finished` of the test before it, and were shown under that test (7 runs
+/// in 8 of two such tests). The reporter then writes its events into
+/// stdout, so one pipe keeps the order.
+#[test]
+fn what_tests_print_with_capture_off_stays_in_each_test() {
+    for capture in ["-s", "--capture=tee-sys"] {
+        for round in 0..3 {
+            let run = run_edge("test_printing.py", &["--", capture]);
+            run.assert_code(0);
+            let text = run.text();
+            let mut at = 0;
+            for (name, words) in [
+                ("test_first", "FIRST-SAYS"),
+                ("test_second", "SECOND-ENDS-WITHOUT-A-LINE-BREAK"),
+                ("test_third", "THIRD-SAYS"),
+            ] {
+                let id = run.node_id(name);
+                let find = |needle: &str, from: usize| {
+                    text[from..]
+                        .find(needle)
+                        .map(|i| from + i)
+                        .unwrap_or_else(|| panic!("{capture} #{round}: no {needle}:\n{text}"))
+                };
+                let started = find(&format!("testStarted nodeId='{id}'"), at);
+                let said = find(words, started);
+                let finished = find(&format!("testFinished nodeId='{id}'"), started);
+                assert!(said < finished, "{capture} #{round}: {name}:\n{text}");
+                at = finished;
+            }
+            // The event after text with no line break still starts a line.
+            assert!(
+                text.contains("LINE-BREAK\n##teamcity[testFinished"),
+                "{capture} #{round}:\n{text}"
+            );
+        }
+    }
+}

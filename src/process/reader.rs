@@ -11,6 +11,14 @@
 //! before its `testFinished`, even a 10 MB line. `started` lines are passed
 //! on at once: what a test prints comes after its start, and draining
 //! first would pull it in front.
+//!
+//! That order is only as good as tcrunner is quick: text a test writes
+//! straight to stdout (pytest's `-s`) just after the event before it can
+//! be in the pipe by the time that event is read. So where tests write
+//! there, the pytest reporter writes its event lines into stdout itself,
+//! each as an escape sequence (`ESC _tcrunner; line ESC \`, an APC, which
+//! terminals ignore): the one pipe keeps the exact order, and the lines are
+//! taken out of the text here.
 use std::collections::VecDeque;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -23,6 +31,14 @@ pub(super) const CHUNK: usize = 64 * 1024;
 /// A read at least this big means the framework writes in bulk, not line by
 /// line: see [`Reader::take_light_round`].
 const BULK: usize = 16 * 1024;
+
+/// What an event line written into stdout starts and ends with.
+const INBAND_OPEN: &[u8] = b"\x1b_tcrunner;";
+const INBAND_CLOSE: &[u8] = b"\x1b\\";
+
+/// The longest stdout text kept waiting for the end of an event line: an
+/// opening without an end (a test printing it) is then passed on as text.
+const INBAND_LIMIT: usize = 1 << 20;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -45,6 +61,8 @@ pub(super) struct Reader {
     events_buf: Vec<u8>,
     /// An event line read in part.
     line: Vec<u8>,
+    /// Stdout read but not passed on: an event line there read in part.
+    inband: Vec<u8>,
     /// Since the last [`Reader::take_light_round`]: whether event bytes were
     /// read, and the largest single read from any pipe.
     read_events: bool,
@@ -70,6 +88,7 @@ impl Reader {
             buf: vec![0u8; CHUNK],
             events_buf: vec![0u8; CHUNK],
             line: Vec::new(),
+            inband: Vec::new(),
             read_events: false,
             largest_read: 0,
         })
@@ -118,14 +137,63 @@ impl Reader {
         let want = limit.min(CHUNK);
         match self.read(i, want, out) {
             Some(n) if n > 0 => {
-                let bytes = self.buf[..n].to_vec();
-                out.push_back(match self.sources[i].kind {
-                    Kind::Stdout => Input::Stdout(bytes),
-                    _ => Input::Stderr(bytes),
-                });
+                match self.sources[i].kind {
+                    Kind::Stdout => self.split_stdout(n, out),
+                    _ => out.push_back(Input::Stderr(self.buf[..n].to_vec())),
+                }
                 n
             }
+            Some(_) if self.sources[i].kind == Kind::Stdout && !self.inband.is_empty() => {
+                // The end of stdout: what waited for the rest is text.
+                let closed = out.pop_back();
+                out.push_back(Input::Stdout(std::mem::take(&mut self.inband)));
+                out.extend(closed);
+                0
+            }
             _ => 0,
+        }
+    }
+
+    /// Passes on the `n` bytes of stdout in `buf`: text, and the event lines
+    /// written into it. An event line read in part waits for the rest.
+    fn split_stdout(&mut self, n: usize, out: &mut VecDeque<Input>) {
+        let fresh = &self.buf[..n];
+        if self.inband.is_empty() && memchr::memchr(0x1b, fresh).is_none() {
+            out.push_back(Input::Stdout(fresh.to_vec()));
+            return;
+        }
+        let mut bytes = std::mem::take(&mut self.inband);
+        bytes.extend_from_slice(fresh);
+        let mut start = 0;
+        loop {
+            let rest = &bytes[start..];
+            let Some(open) = memchr::memmem::find(rest, INBAND_OPEN) else {
+                // The start of an opening at the end waits for the rest of it.
+                let keep = (1..INBAND_OPEN.len())
+                    .rev()
+                    .find(|&k| rest.ends_with(&INBAND_OPEN[..k]))
+                    .unwrap_or(0);
+                push_text(out, &rest[..rest.len() - keep]);
+                self.inband = rest[rest.len() - keep..].to_vec();
+                return;
+            };
+            push_text(out, &rest[..open]);
+            let body = &rest[open + INBAND_OPEN.len()..];
+            match memchr::memmem::find(body, INBAND_CLOSE) {
+                Some(end) => {
+                    out.push_back(Input::Event(body[..end].to_vec()));
+                    start += open + INBAND_OPEN.len() + end + INBAND_CLOSE.len();
+                }
+                None if rest.len() - open > INBAND_LIMIT => {
+                    // No end in sight: not one of ours.
+                    push_text(out, &rest[open..]);
+                    return;
+                }
+                None => {
+                    self.inband = rest[open..].to_vec();
+                    return;
+                }
+            }
         }
     }
 
@@ -225,6 +293,13 @@ impl Reader {
     }
 }
 
+/// Queues `text` as stdout, unless it is empty.
+fn push_text(out: &mut VecDeque<Input>, text: &[u8]) {
+    if !text.is_empty() {
+        out.push_back(Input::Stdout(text.to_vec()));
+    }
+}
+
 /// Whether an event line is a test's start: `{"ev":"started",...}` as our
 /// reporters write it (compact JSON, `ev` first).
 fn is_started(line: &[u8]) -> bool {
@@ -291,6 +366,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Event lines written into stdout come out in place, whole, however
+    /// the reads cut them; an opening without an end is text after all.
+    #[test]
+    fn event_lines_in_stdout_keep_their_place() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, ev_w) = io::pipe().unwrap();
+        let stream: Vec<u8> = [
+            &b"before\x1b_tcrunner;{\"ev\":\"started\"}\x1b\\inside "[..],
+            b"\x1b_tcrunner;{\"ev\":\"finished\"}\x1b\\after \x1b_tcrunner;no end",
+        ]
+        .concat();
+        let writer = thread::spawn(move || {
+            // A byte at a time: every cut an opening or an end can have.
+            for byte in stream {
+                out_w.write_all(&[byte]).unwrap();
+                thread::sleep(std::time::Duration::from_micros(50));
+            }
+            drop((out_w, err_w, ev_w));
+        });
+        let mut seen = String::new();
+        for input in read_all(out_r, err_r, ev_r) {
+            match input {
+                Input::Stdout(bytes) => seen.push_str(&String::from_utf8_lossy(&bytes)),
+                Input::Event(line) => {
+                    seen.push_str(&format!("<{}>", String::from_utf8_lossy(&line)))
+                }
+                _ => {}
+            }
+        }
+        writer.join().unwrap();
+        assert_eq!(
+            seen,
+            "before<{\"ev\":\"started\"}>inside <{\"ev\":\"finished\"}>after \u{1b}_tcrunner;no end"
+        );
     }
 
     #[test]

@@ -209,8 +209,12 @@ impl Child {
         if gathering && fds[..STREAMS].iter().any(|fd| fd.revents != 0) {
             self.reader.read_gathered_events(&mut self.queue);
         }
-        for (i, fd) in fds[..STREAMS].iter().enumerate() {
-            if fd.revents != 0 {
+        // The event pipe first: an event line that is not a `started` takes
+        // the text written before it along (see `reader`), and text that is
+        // ready beside a `started` was most likely written by the test that
+        // just started.
+        for i in [Reader::EVENTS, 0, 1] {
+            if fds[i].revents != 0 {
                 self.reader.read_ready(i, &mut self.queue);
             }
         }
