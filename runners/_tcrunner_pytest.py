@@ -117,6 +117,10 @@ def pytest_configure(config):
     else:
         probe = _Probe()
     manager.register(probe, _PROBE)
+    if config.get_verbosity() <= 0 and getattr(config.option, "no_summary", False):
+        # In xdist's workers too: there a subtest's letter (`u`) is written
+        # while the test runs, into the output the test is reported with.
+        manager.register(_NoLetters(), "tcrunner-no-letters")
     if limit is not None:
         manager.register(_Alarm(config, *limit), _ALARM)
     if hasattr(config, "workerinput") or _reporting:
@@ -125,6 +129,21 @@ def pytest_configure(config):
     if writer is not None:
         _reporting.append(config)
         manager.register(_Reporter(config, writer, probe, teamcity_was_on), _REPORTER)
+
+
+class _NoLetters:
+    """Blanks pytest's progress letters (`.F.s`) under tcrunner's quiet flags
+    (-q --no-summary). They are noise between the service messages, and each
+    one is a write to tcrunner's stdout pipe (pytest flushes it per letter;
+    PyCharm sets PYTHONUNBUFFERED): a second wake-up of tcrunner per test.
+    The category still counts."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_report_teststatus(self, report, config):
+        result = yield
+        if isinstance(result, tuple) and len(result) == 3:
+            return result[0], "", ""
+        return result
 
 
 def _silence_teamcity_messages(config):
@@ -703,8 +722,6 @@ class _Reporter:
         self.coalesce = None
         if config.getoption("capture", "fd") in ("no", "tee-sys"):
             writer.to_stdout()
-        # tcrunner's quiet flags (-q --no-summary): no progress letters.
-        self.quiet = config.get_verbosity() <= 0 and bool(getattr(config.option, "no_summary", False))
         # With -s, and with tee-sys, tests' output already goes live to
         # pytest's stdout, which tcrunner shows; sending it again would double it.
         self.output = config.getoption("capture", "fd") != "tee-sys"
@@ -1251,17 +1268,6 @@ class _Reporter:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
         self.writer.flush()
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_report_teststatus(self, report, config):
-        result = yield
-        if self.quiet and isinstance(result, tuple) and len(result) == 3:
-            # The progress letters (`.F.s`) are noise between the service
-            # messages, and each one is a write to tcrunner's stdout pipe
-            # (pytest flushes it per letter; PyCharm sets PYTHONUNBUFFERED):
-            # a second wake-up of tcrunner per test. The category still counts.
-            return result[0], "", ""
-        return result
 
     def pytest_unconfigure(self, config):
         self.writer.flush()

@@ -1039,3 +1039,32 @@ fn what_tests_print_with_capture_off_stays_in_each_test() {
         }
     }
 }
+
+/// Under xdist a worker wrote a letter per subtest (`u`) while the test
+/// ran, into the output the test was reported with: `testStdOut out='uuu'`
+/// on a test that printed nothing. The letters are blanked in the workers
+/// too.
+#[test]
+fn subtests_under_xdist_leave_no_progress_letters_in_the_output() {
+    let run = run_edge("test_subtests.py", &["--", "-n", "2"]);
+    run.assert_code(1);
+    assert_eq!(
+        run.count(&["##teamcity[testStdOut"]),
+        0,
+        "{}",
+        run.describe()
+    );
+    // The two passing subtests, the failing one, and the test that holds them.
+    assert_eq!(
+        run.count(&["##teamcity[testStarted"]),
+        4,
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.count(&["##teamcity[testFailed"]),
+        2,
+        "{}",
+        run.describe()
+    );
+}
