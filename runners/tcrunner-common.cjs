@@ -62,8 +62,9 @@ const stripAnsi = (text) => String(text).replace(ANSI, '');
 const escapePart = (part) => (/[.\\]/.test(part) ? part.replace(/[.\\]/g, '\\$&') : part);
 
 // A test or describe call with a literal title: `test(`, `it.only(`,
-// `describe.skip(` … `'title'`; group 1 is the function, group 2 the title.
-const CALL = /\b(it|test|fit|xit|xtest|describe|fdescribe|xdescribe|suite)(?:\s*\.\s*[A-Za-z]+)*\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.)*`)/g;
+// `describe.skip(`, vitest's `test.skipIf(cond)(` … `'title'` (a template
+// without `${}` is literal too); group 1 is the function, group 2 the title.
+const CALL = /\b(it|test|fit|xit|xtest|describe|fdescribe|xdescribe|suite)(?:\s*\.\s*(?:(?:skipIf|runIf)\s*\([^()\n]*\)|[A-Za-z]+))*\s*\(\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\$]|\\.|\$(?!\{))*`)/g;
 const SUITE_CALLS = new Set(['describe', 'fdescribe', 'xdescribe', 'suite']);
 const ESCAPES = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', 0: '\0' };
 

@@ -950,3 +950,52 @@ fn a_vitest_block_without_tests_is_told_as_such() {
         );
     }
 }
+
+/// The scan that gives started tests their line: titles that are literal
+/// however they are called. A template with a `$` but no `${}` and vitest's
+/// `test.skipIf(cond)('title')` got none; computed titles still get none.
+#[test]
+fn the_line_scan_reads_every_literal_title() {
+    let project = Project::copy("js-cases/vitest-values");
+    let file = project.path().join("scan.test.js");
+    std::fs::write(
+        &file,
+        "test('plain', () => {});\n\
+         test(`costs $5`, () => {});\n\
+         test(`computed ${1 + 1}`, () => {});\n\
+         test.skipIf(process.platform === 'win32')('not on windows', () => {});\n\
+         test.runIf(true)(\"if so\", () => {});\n\
+         describe.each([1, 2])('row %i', () => {});\n",
+    )
+    .unwrap();
+    let script = "const { scanLines } = require(process.argv[1]);\
+                  const { tests, suites } = scanLines(process.argv[2]);\
+                  console.log(JSON.stringify([[...tests], [...suites]]));";
+    let out = std::process::Command::new("node")
+        .args([
+            "-e",
+            script,
+            &path("runners/tcrunner-common.cjs").to_string_lossy(),
+            &file.to_string_lossy(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        found,
+        serde_json::json!([
+            [
+                ["plain", 1],
+                ["costs $5", 2],
+                ["not on windows", 4],
+                ["if so", 5]
+            ],
+            []
+        ])
+    );
+}
