@@ -592,6 +592,7 @@ class _Writer:
         self.fd = fd
         self.batch = None  # a list while gathering lines
         self.inband = False  # see to_stdout
+        self.writing = False  # in a write, which a signal's handler must not cut into
 
     def to_stdout(self):
         """Writes the lines into pytest's stdout from now on, each as an escape
@@ -635,6 +636,7 @@ class _Writer:
             except Exception:
                 pass
         data = line.encode("utf-8", "replace")  # lone surrogates become "?"
+        self.writing = True
         try:
             written = os.write(fd, data)
             if written < len(data):
@@ -643,6 +645,8 @@ class _Writer:
             self._write_rest(fd, data, 0)
         except OSError:
             self.fd = None  # EPIPE and friends: tcrunner is gone; the run goes on
+        finally:
+            self.writing = False
 
     def _write_rest(self, fd, data, written):
         view = memoryview(data)[written:]
@@ -730,6 +734,7 @@ class _Reporter:
         self.suites_of = {}  # test id -> its suites, outermost first
         self.remaining = {}  # suite id -> its tests not finished yet
         self.running = {}  # test id -> _Run
+        self.previous_term = None  # SIGTERM's handler before ours
         self.finished = set()  # test ids
         self.collected_sent = False
         self.reprs_twice = None  # see _xdist_reprs_twice
@@ -914,6 +919,41 @@ class _Reporter:
         if teamcity is not None:
             self.config.pluginmanager.unregister(teamcity)
             del self.config._teamcityReporting
+        # tcrunner stops pytest with SIGTERM (a time limit, the IDE's stop),
+        # which ends Python on the spot: what the running test printed, held
+        # by pytest's capture, would go with it.
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self.previous_term = signal.signal(signal.SIGTERM, self._on_term)
+            except (ValueError, OSError):
+                pass
+
+    def _on_term(self, signum, frame):
+        try:
+            self._send_running_output()
+            self.writer.flush()
+        finally:
+            previous = self.previous_term
+            signal.signal(signal.SIGTERM, previous if callable(previous) else signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def _send_running_output(self):
+        """Sends what the running test printed so far, from pytest's capture,
+        as its output: the run is being stopped under it."""
+        capman = self.config.pluginmanager.getplugin("capturemanager")
+        if capman is None or not self.output or not self.running or self.writer.writing:
+            return
+        if self.config.pluginmanager.has_plugin("dsession"):
+            return  # xdist: the tests run in the workers, with their capture
+        try:
+            out, err = capman.read_global_capture()
+        except Exception:
+            return  # capturing is not on
+        node_id = list(self.running)[-1]
+        for stream, text in (("stdout", out), ("stderr", err)):
+            for start in range(0, len(text), _OUTPUT_PIECE):
+                piece = text[start : start + _OUTPUT_PIECE]
+                self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
 
     def pytest_collectreport(self, report):
         if report.passed:
@@ -1225,6 +1265,8 @@ class _Reporter:
         # running, for tcrunner to mark it stopped.
         try:
             if not isinstance(excinfo.value, pytest.exit.Exception) or not self.running:
+                self._send_running_output()
+                self.writer.flush()
                 return
             message = "pytest.exit: %s" % (excinfo.value.msg,)
             details = _traceback_outside_pytest(excinfo.value)

@@ -308,6 +308,14 @@ fn pytest_session_timeout_fails_the_running_test_and_exits_124() {
         "tcrunner: the session time limit of 3 s ran out: stopping pytest",
         &run,
     );
+    // What the test printed before it was stopped, held by pytest's capture.
+    let id = run.node_id("test_sleeps");
+    for message in [
+        format!("##teamcity[testStdOut nodeId='{id}' out='going to sleep|n']"),
+        format!("##teamcity[testStdErr nodeId='{id}' out='for a long time|n']"),
+    ] {
+        assert_contains(&run.text(), &message, &run);
+    }
 }
 
 /// jest's own `--testTimeout` fails a waiting test and goes on; a test that

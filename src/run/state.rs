@@ -292,6 +292,8 @@ impl State {
     ) -> io::Result<()> {
         let name = self.name;
         let mut grace = limits.grace;
+        // Tests that ran out of time, and why: failed once the framework has stopped.
+        let mut timed_out = None;
         match ending {
             Ending::OutputGone => {
                 child.stop(grace, drop);
@@ -320,10 +322,7 @@ impl State {
                     _ => format!("a test {why} (--timeout): stopping {name}"),
                 };
                 tell(pipeline, LogLevel::Error, text)?;
-                for id in ids {
-                    self.running.remove(&id);
-                    fail(pipeline, id, why.clone(), None)?;
-                }
+                timed_out = Some((ids, why));
             }
             Ending::Killed => grace = Duration::ZERO,
             Ending::Exited if self.signalled.is_some() => {}
@@ -340,16 +339,35 @@ impl State {
             }
         }
         if ending != Ending::Exited {
-            // Text still arriving is kept; events are not: the tests that
-            // were running keep the verdict given above, or are stopped.
+            // Text still arriving is kept, and so is the output the running
+            // tests send as they are stopped (what pytest's capture held);
+            // other events are not: the tests that were running get the
+            // verdict below, or are closed as stopped.
             let mut text = Vec::new();
+            let mut output = Vec::new();
             let status = child.stop(grace, |input| match input {
                 Input::Stdout(bytes) => text.extend_from_slice(&bytes),
                 Input::Stderr(bytes) => self.stderr(&bytes),
+                Input::Event(line) => {
+                    if let Ok(event @ TestEvent::Output { id: Some(_), .. }) =
+                        TestEvent::from_line(&line)
+                    {
+                        output.push(event);
+                    }
+                }
                 _ => {}
             });
             self.status = status.or(self.status);
+            for event in output {
+                pipeline.event(event)?;
+            }
             pipeline.text(&text)?;
+        }
+        if let Some((ids, why)) = timed_out {
+            for id in ids {
+                self.running.remove(&id);
+                fail(pipeline, id, why.clone(), None)?;
+            }
         }
         let answered = limits.informational && self.status.is_some_and(|s| s.code() == Some(0));
         if !self.reported && self.signalled.is_none() && !answered {
