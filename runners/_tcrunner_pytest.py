@@ -735,6 +735,7 @@ class _Reporter:
         self.remaining = {}  # suite id -> its tests not finished yet
         self.running = {}  # test id -> _Run
         self.previous_term = None  # SIGTERM's handler before ours
+        self.term_pid = None  # the process that set ours
         self.finished = set()  # test ids
         self.collected_sent = False
         self.reprs_twice = None  # see _xdist_reprs_twice
@@ -925,13 +926,18 @@ class _Reporter:
         if threading.current_thread() is threading.main_thread():
             try:
                 self.previous_term = signal.signal(signal.SIGTERM, self._on_term)
+                self.term_pid = os.getpid()
             except (ValueError, OSError):
                 pass
 
     def _on_term(self, signum, frame):
         try:
-            self._send_running_output()
-            self.writer.flush()
+            # Not in a forked child (a multiprocessing worker being
+            # terminated): reading the capture there would empty the file
+            # pytest's own process captures into.
+            if os.getpid() == self.term_pid:
+                self._send_running_output()
+                self.writer.flush()
         finally:
             previous = self.previous_term
             signal.signal(signal.SIGTERM, previous if callable(previous) else signal.SIG_DFL)
