@@ -592,7 +592,7 @@ class _Writer:
         self.fd = fd
         self.batch = None  # a list while gathering lines
         self.inband = False  # see to_stdout
-        self.writing = False  # in a write, which a signal's handler must not cut into
+        self.writing = False  # finishing a cut-short write, which a signal's handler must not cut into
 
     def to_stdout(self):
         """Writes the lines into pytest's stdout from now on, each as an escape
@@ -636,7 +636,6 @@ class _Writer:
             except Exception:
                 pass
         data = line.encode("utf-8", "replace")  # lone surrogates become "?"
-        self.writing = True
         try:
             written = os.write(fd, data)
             if written < len(data):
@@ -645,10 +644,11 @@ class _Writer:
             self._write_rest(fd, data, 0)
         except OSError:
             self.fd = None  # EPIPE and friends: tcrunner is gone; the run goes on
-        finally:
-            self.writing = False
 
     def _write_rest(self, fd, data, written):
+        # A signal's handler that writes must wait for the rest of this line
+        # (one whole `os.write` it cannot cut into).
+        self.writing = True
         view = memoryview(data)[written:]
         try:
             while view:
@@ -658,6 +658,8 @@ class _Writer:
                     select.select([], [fd], [], 1.0)
         except (OSError, ValueError):
             self.fd = None
+        finally:
+            self.writing = False
 
     def silence(self):
         """Writes nothing more (in a forked child: the pipe is the parent's)."""
