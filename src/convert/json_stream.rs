@@ -88,34 +88,27 @@ impl Entry<'_> {
     /// object or has no such member. The text is not checked.
     pub(crate) fn member(&self, key: &str) -> Option<&[u8]> {
         let text = &self.text.bytes()[self.range.clone()];
-        let mut at = 1 + skip_space(text.get(1..)?);
-        if text.first() != Some(&b'{') || text.get(at) == Some(&b'}') {
-            return None;
-        }
+        // Where what follows `byte` begins, if `byte` comes next.
+        let past = |at: usize, byte: u8| {
+            let at = at + skip_space(&text[at..]);
+            (text.get(at) == Some(&byte)).then(|| at + 1 + skip_space(&text[at + 1..]))
+        };
+        let mut at = past(0, b'{')?;
         let mut found = None;
-        loop {
+        while text.get(at) == Some(&b'"') {
             let name_len = string_len(&text[at..])?;
-            let name = &text[at..at + name_len];
-            at += name_len;
-            at += skip_space(&text[at..]);
-            if text.get(at) != Some(&b':') {
-                return found;
+            let name = &text[at + 1..at + name_len - 1];
+            let value = past(at + name_len, b':')?;
+            let len = value_len(&text[value..])?;
+            if name == key.as_bytes() {
+                found = Some(&text[value..value + len]);
             }
-            at += 1;
-            at += skip_space(&text[at..]);
-            let len = value_len(&text[at..])?;
-            let plain = name.len() == key.len() + 2 && &name[1..name.len() - 1] == key.as_bytes();
-            if plain {
-                found = Some(&text[at..at + len]);
+            match past(value + len, b',') {
+                Some(next) => at = next,
+                None => break,
             }
-            at += len;
-            at += skip_space(&text[at..]);
-            if text.get(at) != Some(&b',') {
-                return found;
-            }
-            at += 1;
-            at += skip_space(&text[at..]);
         }
+        found
     }
 }
 
@@ -461,6 +454,31 @@ mod tests {
         // A list of another shape is a member like the others.
         let (entries, others) = read(r#"{"list": {"n": 1}}"#).unwrap();
         assert_eq!((entries, others), (vec![], vec![r#"list={"n": 1}"#.into()]));
+    }
+
+    #[test]
+    fn a_member_is_found_at_its_entrys_top_level_only() {
+        let text = r#"{"list": [
+            {"a": {"name": "inner"}, "name" : "x", "b": [1]},
+            {"name": "first", "name": "last"},
+            {"other": 1}, {}, 5, "name"
+        ]}"#;
+        let mut names = Vec::new();
+        read_entries(
+            text.as_bytes(),
+            "list",
+            |entry| {
+                let name = entry
+                    .member("name")
+                    .map(|t| String::from_utf8_lossy(t).into_owned());
+                names.push(name);
+                Ok(())
+            },
+            |_, _| Ok(()),
+        )
+        .unwrap();
+        let want = [Some(r#""x""#), Some(r#""last""#), None, None, None, None];
+        assert_eq!(names, want.map(|n| n.map(str::to_owned)));
     }
 
     #[test]
