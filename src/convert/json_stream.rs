@@ -18,10 +18,10 @@ use super::lenient;
 /// Reads the top-level object of `input`. Each entry of the list under
 /// `key` goes to `each` as soon as it is read; every other member goes to
 /// `other` with its key and text, after its text was checked to be JSON.
-pub(crate) fn read_entries(
-    input: impl BufRead,
+pub(crate) fn read_entries<R: BufRead>(
+    input: R,
     key: &str,
-    mut each: impl FnMut(Entry<'_>) -> Result<(), ReadError>,
+    mut each: impl FnMut(Entry<'_, R>) -> Result<(), ReadError>,
     mut other: impl FnMut(&str, &[u8]) -> Result<(), ReadError>,
 ) -> Result<(), ReadError> {
     let mut text = Text::new(input);
@@ -56,16 +56,16 @@ pub(crate) fn read_entries(
 }
 
 /// One entry of the list [`read_entries`] reads, whole in memory.
-pub(crate) struct Entry<'t> {
-    text: &'t dyn Placed,
+pub(crate) struct Entry<'t, R> {
+    text: &'t Text<R>,
     range: std::ops::Range<usize>,
 }
 
-impl Entry<'_> {
+impl<R: BufRead> Entry<'_, R> {
     /// The entry decoded as [`lenient::list`] decodes its items: text that
     /// is not JSON is an error, JSON of another shape is no entry.
     pub(crate) fn decode<T: DeserializeOwned>(&self) -> Result<Option<T>, ReadError> {
-        let text = &self.text.bytes()[self.range.clone()];
+        let text = &self.text.buf[self.range.clone()];
         let start = self.range.start;
         match serde_json::from_slice(text) {
             Ok(item) => Ok(Some(item)),
@@ -80,14 +80,14 @@ impl Entry<'_> {
     }
 
     pub(crate) fn is_object(&self) -> bool {
-        self.text.bytes()[self.range.start] == b'{'
+        self.text.buf[self.range.start] == b'{'
     }
 
     /// The text of the entry's member `key` (the last, if written twice),
     /// found without decoding the rest; `None` if the entry is not an
     /// object or has no such member. The text is not checked.
     pub(crate) fn member(&self, key: &str) -> Option<&[u8]> {
-        let text = &self.text.bytes()[self.range.clone()];
+        let text = &self.text.buf[self.range.clone()];
         // Where what follows `byte` begins, if `byte` comes next.
         let past = |at: usize, byte: u8| {
             let at = at + skip_space(&text[at..]);
@@ -109,22 +109,6 @@ impl Entry<'_> {
             }
         }
         found
-    }
-}
-
-/// What an [`Entry`] needs of the text it is in.
-trait Placed {
-    fn bytes(&self) -> &[u8];
-    fn json_error(&self, start: usize, err: serde_json::Error) -> ReadError;
-}
-
-impl<R: BufRead> Placed for Text<R> {
-    fn bytes(&self) -> &[u8] {
-        &self.buf
-    }
-
-    fn json_error(&self, start: usize, err: serde_json::Error) -> ReadError {
-        Text::json_error(self, start, err)
     }
 }
 
