@@ -726,11 +726,12 @@ class _Reporter:
         # tests write straight to pytest's stdout (-s, tee-sys), the events
         # go there too, so that each test's text stays between its events.
         self.coalesce = None
-        if config.getoption("capture", "fd") in ("no", "tee-sys"):
+        capture = config.getoption("capture", "fd")
+        if capture in ("no", "tee-sys"):
             writer.to_stdout()
         # With -s, and with tee-sys, tests' output already goes live to
         # pytest's stdout, which tcrunner shows; sending it again would double it.
-        self.output = config.getoption("capture", "fd") != "tee-sys"
+        self.output = capture != "tee-sys"
         self.declared = set()  # ids of every suite and test declared
         self.suite_order = []  # suite ids in declaration order
         self.suites_of = {}  # test id -> its suites, outermost first
@@ -958,10 +959,8 @@ class _Reporter:
         except Exception:
             return  # capturing is not on
         node_id = list(self.running)[-1]
-        for stream, text in (("stdout", out), ("stderr", err)):
-            for start in range(0, len(text), _OUTPUT_PIECE):
-                piece = text[start : start + _OUTPUT_PIECE]
-                self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
+        self._send_output(node_id, "stdout", out)
+        self._send_output(node_id, "stderr", err)
 
     def pytest_collectreport(self, report):
         if report.passed:
@@ -1259,11 +1258,14 @@ class _Reporter:
                     text += "\n"  # pytest strips the last newline of log records
             else:
                 continue
-            # In pieces, so one huge print never becomes one huge event line
-            # that tcrunner has to hold whole.
-            for start in range(0, len(text), _OUTPUT_PIECE):
-                piece = text[start : start + _OUTPUT_PIECE]
-                self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
+            self._send_output(node_id, stream, text)
+
+    def _send_output(self, node_id, stream, text):
+        # In pieces, so one huge print never becomes one huge event line
+        # that tcrunner has to hold whole.
+        for start in range(0, len(text), _OUTPUT_PIECE):
+            piece = text[start : start + _OUTPUT_PIECE]
+            self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
 
     def pytest_keyboard_interrupt(self, excinfo):
         # pytest.exit() in a test or its fixtures: pytest stops the session on
