@@ -179,7 +179,7 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
 }
 
 fn outcome(test: Test) -> (TestResult, Vec<(Stream, String)>) {
-    let status = test.outcome.unwrap_or_default();
+    let status = test.outcome.clone().unwrap_or_default();
     let outcome = match status.as_str() {
         "passed" => Outcome::Passed,
         "failed" => Outcome::Failed,
@@ -187,6 +187,9 @@ fn outcome(test: Test) -> (TestResult, Vec<(Stream, String)>) {
         "skipped" => Outcome::Skipped,
         "xfailed" => Outcome::Xfail,
         "xpassed" => Outcome::Xpass,
+        // pytest-rerunfailures: pytest-json-report keeps the first
+        // attempt's `rerun` while the phases are those of the last attempt.
+        "rerun" => rerun_outcome(&test),
         _ => Outcome::Error,
     };
     let phases: Vec<Phase> = [test.setup, test.call, test.teardown]
@@ -248,6 +251,26 @@ fn outcome(test: Test) -> (TestResult, Vec<(Stream, String)>) {
         output.extend(phase.stderr.map(|t| (Stream::Stderr, t)));
     }
     (result, output)
+}
+
+/// The verdict of a rerun test's last attempt, from its phases: an error
+/// in setup or teardown, a failed or skipped call, else a pass.
+fn rerun_outcome(test: &Test) -> Outcome {
+    let failed = |phase: &Option<Phase>| {
+        phase
+            .as_ref()
+            .is_some_and(|p| p.outcome.as_deref() == Some("failed"))
+    };
+    let call = test.call.as_ref().and_then(|p| p.outcome.as_deref());
+    if failed(&test.setup) || (call != Some("failed") && failed(&test.teardown)) {
+        return Outcome::Error;
+    }
+    match call {
+        Some("failed") => Outcome::Failed,
+        Some("skipped") => Outcome::Skipped,
+        _ if test.call.is_none() => Outcome::Skipped,
+        _ => Outcome::Passed,
+    }
 }
 
 /// A `longrepr` as text: strings as they are, other shapes as JSON.
@@ -467,6 +490,38 @@ mod tests {
         assert_eq!(
             results[1].message.as_deref(),
             Some("[XPASS(strict)] strict")
+        );
+    }
+
+    /// pytest-rerunfailures under pytest-json-report 1.5.0: a test keeps
+    /// the first attempt's outcome `rerun`, with the last attempt's phases.
+    #[test]
+    fn a_rerun_test_has_its_last_attempts_verdict() {
+        let json = r#"{"root":"/p","summary":{"rerun":3,"total":3,"collected":3},"tests":[
+          {"nodeid":"t.py::test_flaky","outcome":"rerun",
+           "setup":{"outcome":"passed"},"call":{"outcome":"passed"},"teardown":{"outcome":"passed"}},
+          {"nodeid":"t.py::test_broken","outcome":"rerun",
+           "setup":{"outcome":"passed"},
+           "call":{"outcome":"failed","crash":{"message":"assert 1 == 2"}},
+           "teardown":{"outcome":"passed"}},
+          {"nodeid":"t.py::test_fixture","outcome":"rerun",
+           "setup":{"outcome":"failed","crash":{"message":"RuntimeError: db"}},
+           "teardown":{"outcome":"passed"}}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        let verdicts: Vec<(Outcome, Option<&str>)> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Finished(r) => Some((r.outcome, r.message.as_deref())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                (Outcome::Passed, None),
+                (Outcome::Failed, Some("assert 1 == 2")),
+                (Outcome::Error, Some("RuntimeError: db")),
+            ]
         );
     }
 }
