@@ -999,3 +999,45 @@ fn the_line_scan_reads_every_literal_title() {
         ])
     );
 }
+
+/// A target naming a describe runs every test in it, a title with a newline
+/// too: the pattern's `.` stopped at the newline, and the test was left out.
+#[test]
+fn a_describe_target_runs_a_test_whose_title_spans_lines() {
+    for (name, case, import) in [
+        ("jest30", "jest-titles", ""),
+        (
+            "vitest4",
+            "vitest-no-tests",
+            "import { describe, test, expect } from 'vitest';\n",
+        ),
+    ] {
+        let project = case_project(case, name);
+        project.write(
+            "lines.test.js",
+            &format!(
+                "{import}describe('block', () => {{\n\
+                 \x20 test('plain', () => {{}});\n\
+                 \x20 test('two\\nlines', () => {{ expect(1).toBe(2); }});\n\
+                 }});\n"
+            ),
+        );
+        let (code, stream) = run_in(project.path(), name, &["--target", "lines.test.js::block"]);
+        assert_clean(&stream);
+        assert_eq!(
+            verdicts(&stream),
+            [
+                (
+                    "lines.test.js > block > plain".to_owned(),
+                    "passed".to_owned()
+                ),
+                (
+                    "lines.test.js > block > two\nlines".to_owned(),
+                    "failed".to_owned()
+                ),
+            ],
+            "{name}"
+        );
+        assert_eq!(code, 1, "{name}");
+    }
+}

@@ -158,8 +158,13 @@ fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<Strin
     if alternatives.is_empty() {
         return None;
     }
-    // A named describe selects everything under it: allow a suffix after a separator.
-    Some(format!("^(?:{})(?:{joiner}.*)?$", alternatives.join("|")))
+    // A named describe selects everything under it: allow a suffix after a
+    // separator. `[\s\S]`, not `.`: a title may hold a newline, which `.`
+    // does not match in a JavaScript pattern.
+    Some(format!(
+        "^(?:{})(?:{joiner}[\\s\\S]*)?$",
+        alternatives.join("|")
+    ))
 }
 
 /// `path` without `.` parts (`.`, `./src` → ``, `src`).
@@ -441,7 +446,7 @@ mod tests {
         let pattern = name_pattern(&targets, " ").unwrap();
         assert_eq!(
             pattern,
-            r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))(?: .*)?$"
+            r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))(?: [\s\S]*)?$"
         );
         // A title holding ` > ` is found whichever way the target splits it.
         let re = regex::Regex::new(&pattern).unwrap();
@@ -455,7 +460,7 @@ mod tests {
         assert!(!re.is_match("outer in.ner adds (1+1)x"));
         assert_eq!(
             name_pattern(&targets, " > ").unwrap(),
-            r"^(?:outer > in\.ner > adds \(1\+1\))(?: > .*)?$"
+            r"^(?:outer > in\.ner > adds \(1\+1\))(?: > [\s\S]*)?$"
         );
         assert_eq!(name_pattern(&[t("b.test.ts")], " "), None);
         assert!(split_target("::x").is_err());
