@@ -16,7 +16,8 @@
 //!   (kept from running by a failing `beforeAll`, or in a skipped block),
 //!   then the block itself.
 //! Updates within 5 ms of the last send go together when that has passed,
-//! and all are sent when a file ends.
+//! and all are sent when a file ends; under tcrunner's `--timeout` a test's
+//! start is sent at once.
 //!
 //! The reporter takes such an update as the start or end of what it names.
 //! vitest's own updates follow as before, and the reporter, having finished
@@ -41,6 +42,14 @@ const clock = performance.now.bind(performance);
  * and go together: one message for many quick tests instead of one each.
  */
 const GATHER_MS = 5;
+
+/**
+ * Under a per-test time limit (tcrunner's `--timeout`), a test's start
+ * leaves before its body runs, not gathered: a test that blocks its worker
+ * at once would keep its start, and the previous test's end, from leaving,
+ * and the limit would be put on the test before it.
+ */
+const START_AT_ONCE = Boolean(process.env.TCRUNNER_TEST_TIMEOUT);
 
 /**
  * A result whose errors travel as `tcrunnerErrors`, which the reporter puts
@@ -78,7 +87,9 @@ export default class TcrunnerVitestRunner extends VitestRunner {
   async onBeforeTryTask(test, options) {
     await super.onBeforeTryTask?.(test, options);
     // The first try's start: from here on the test is running.
-    if (!options || (!options.retry && !options.repeats)) this.tcrunnerSend([test]);
+    if (options && (options.retry || options.repeats)) return;
+    this.tcrunnerSend([test]);
+    if (START_AT_ONCE) this.tcrunnerFlush();
   }
 
   async onAfterRunTask(test) {

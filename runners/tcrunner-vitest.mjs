@@ -130,7 +130,10 @@ function describeErrors(errors) {
     message: message || 'Failure cause not provided',
     details: errors.map((e) => errorText(e)).join('\n\n'),
   };
-  const compared = errors.find((e) => e && typeof e.expected === 'string' && typeof e.actual === 'string' && !isUnwrittenSnapshot(e));
+  // The values the message's error compared: not another error's
+  // (`expect.soft` gathers several), which would show a diff the message
+  // does not speak of.
+  const compared = typeof first.expected === 'string' && typeof first.actual === 'string' && !isUnwrittenSnapshot(first) ? first : null;
   if (compared && compared.expected !== compared.actual) {
     failure.expected = compared.expected;
     failure.actual = compared.actual;
@@ -170,6 +173,28 @@ export default class TcrunnerVitestReporter {
       }
     }
     this.sink.send({ ev: 'hello', runner: 'vitest', version });
+    this.sendHeldOutputOnStop();
+  }
+
+  /**
+   * A test's console output waits for its result, which never comes when
+   * tcrunner stops the run (a time limit, the IDE's stop) with SIGTERM:
+   * what running tests printed is sent first. Alone on SIGTERM, the
+   * listener then lets the signal end the process as it would have.
+   */
+  sendHeldOutputOnStop() {
+    const onStop = () => {
+      for (const node of this.nodes.values()) {
+        if (node.kind !== 'test' || node.done || !node.logs.length) continue;
+        this.sink.send(...node.logs.map(({ stream, text }) => ({ ev: 'output', id: node.id, stream, text })));
+        node.logs = [];
+      }
+      if (process.listenerCount('SIGTERM') === 1) {
+        process.removeListener('SIGTERM', onStop);
+        process.kill(process.pid, 'SIGTERM');
+      }
+    };
+    process.on('SIGTERM', onStop);
   }
 
   onTestModuleQueued(module) {
@@ -188,7 +213,9 @@ export default class TcrunnerVitestReporter {
 
   onTestCaseReady(test) {
     const node = this.sink && this.nodes.get(test.id);
-    if (!node || node.started) return;
+    // vitest's own update can come after our runner's end of the test
+    // (`--bail` skips the rest of a file that way): it starts nothing.
+    if (!node || node.started || node.done) return;
     node.started = true;
     this.sink.send({ ev: 'started', id: node.id });
   }

@@ -433,6 +433,58 @@ fn vitest_timeout_names_a_test_that_blocks_its_worker_from_the_start() {
     );
 }
 
+/// A test that blocks its worker right after a quick test: gathered with
+/// the quick test's end, its start never left the worker, and the limit was
+/// put on the quick test, which had passed.
+#[test]
+fn vitest_timeout_names_a_test_that_blocks_right_after_another() {
+    let Some(project) = vitest_project() else {
+        return;
+    };
+    let run = Tcrunner::new(project.path())
+        .args([
+            "--timeout",
+            "1",
+            "--session-timeout",
+            "60",
+            "--path",
+            "loop.test.mjs",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("before"), "{}", run.describe());
+    assert_contains(
+        &run.failure_of("loops"),
+        "message='timed out after 1 s'",
+        &run,
+    );
+    assert!(!run.has_test("after"));
+}
+
+/// What a test printed before a time limit stopped it: the reporter holds
+/// a test's console output for its result, which never comes.
+#[test]
+fn vitest_test_stopped_by_a_time_limit_keeps_what_it_printed() {
+    let Some(project) = vitest_project() else {
+        return;
+    };
+    let run = Tcrunner::new(project.path())
+        .args(["--session-timeout", "3", "--path", "hang.test.mjs"])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert_contains(
+        &run.failure_of("hangs"),
+        "message='timed out after 3 s (--session-timeout)'",
+        &run,
+    );
+    let id = run.node_id("hangs");
+    assert_contains(
+        &run.text(),
+        &format!("##teamcity[testStdOut nodeId='{id}' out='hang start|n']"),
+        &run,
+    );
+}
+
 // --- signals to tcrunner ---------------------------------------------------------
 
 #[test]

@@ -117,6 +117,9 @@ fn regex_escape(text: &str) -> String {
     out
 }
 
+/// The per-test limit in seconds (`--timeout`), for vitest's runner.
+const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
+
 /// Splits `FILE::a > b > test` into the file and the names.
 fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
     let bad = |problem: &str| SetupError::unsupported(format!("--target {target}"), problem);
@@ -413,7 +416,13 @@ impl Framework for Vitest {
         );
         let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
         args.extend(shown[1..].iter().cloned());
-        let spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
+        let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
+        if let Some(secs) = request.test_timeout {
+            // Our runner then sends each test's start before its body runs,
+            // even right after another send (tcrunner-vitest-runner.mjs).
+            spec.env
+                .push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
+        }
         Ok(Launch {
             spec,
             shown_args: shown,
