@@ -1041,3 +1041,37 @@ fn a_describe_target_runs_a_test_whose_title_spans_lines() {
         assert_eq!(code, 1, "{name}");
     }
 }
+
+/// vitest's `--bail` skips the rest of a file: those tests are skipped, as
+/// vitest counts them. Its own updates came after our runner had ended them,
+/// and started them again, as tests of their own at the root that "crashed".
+#[test]
+fn tests_vitest_bail_skips_are_skipped_once() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-no-tests", name);
+        project.write(
+            "bail.test.js",
+            "import { test, expect } from 'vitest';\n\
+             test('first fails', () => { expect(1).toBe(2); });\n\
+             test('second', () => {});\n\
+             test('third', () => {});\n",
+        );
+        let (code, stream) = run_in(
+            project.path(),
+            name,
+            &["--path", "bail.test.js", "--", "--bail=1"],
+        );
+        assert_clean(&stream);
+        assert_eq!(
+            verdicts(&stream),
+            [
+                ("bail.test.js > first fails", "failed"),
+                ("bail.test.js > second", "ignored"),
+                ("bail.test.js > third", "ignored"),
+            ]
+            .map(|(path, verdict)| (path.to_owned(), verdict.to_owned())),
+            "{name}"
+        );
+        assert_eq!(code, 1, "{name}");
+    }
+}
