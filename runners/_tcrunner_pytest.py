@@ -1066,7 +1066,7 @@ class _Reporter:
                 if node_id not in self.declared:
                     self._declare_lazily(node_id, report.location)
                 run = self.running[node_id] = _Run()
-            if type(report) is not pytest.TestReport and type(report).__name__ == "SubtestReport":
+            if type(report) is not pytest.TestReport and type(report).__name__ in _SUBTEST_REPORTS:
                 self._subtest(run, node_id, report)
                 return
             when = report.when
@@ -1446,6 +1446,11 @@ def _xfail_reason(wasxfail):
     reason = str(wasxfail)
     reason = reason[len("reason: ") :] if reason.startswith("reason: ") else reason
     return reason or None  # unittest's expectedFailure gives none
+
+
+#: The report classes of subtests: pytest 9's own, and the pytest-subtests
+#: plugin's (pytest 7 and 8).
+_SUBTEST_REPORTS = ("SubtestReport", "SubTestReport")
 
 
 def _subtest_name(context, reprs_twice):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates the Python virtualenvs the pytest integration tests and benchmarks
-# use: target/venv/pytest8 and target/venv/pytest9 under the repo root.
+# use: target/venv/pytest8, pytest8-subtests and pytest9 under the repo root.
 #
 # Idempotent and quiet: each venv carries a stamp file naming the Python and
 # the pinned packages it was built with; when the stamp matches, nothing runs.
@@ -13,12 +13,15 @@ set -euo pipefail
 # xdist goes into both venvs (the plugin is checked with -n on both pytests);
 # teamcity-messages, JetBrains' own reporter, only into pytest9, for
 # comparisons and benchmarks; pytest-timeout too, for tests/timeout.rs (a
-# project's own pytest-timeout limit beside tcrunner's --timeout).
+# project's own pytest-timeout limit beside tcrunner's --timeout);
+# pytest-subtests, the `subtests` fixture before pytest 9 had its own, in a
+# venv of its own (it also changes how pytest 8 reports unittest subtests).
 PYTEST8=8.4.2
 PYTEST9=9.2.0
 XDIST=3.8.0
 TEAMCITY_MESSAGES=1.33
 PYTEST_TIMEOUT=2.4.0
+PYTEST_SUBTESTS=0.15.0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${1:-${PYTHON:-python3}}"
@@ -50,5 +53,6 @@ make_venv() {
 }
 
 make_venv pytest8 "pytest==$PYTEST8" "pytest-xdist==$XDIST"
+make_venv pytest8-subtests "pytest==$PYTEST8" "pytest-subtests==$PYTEST_SUBTESTS"
 make_venv pytest9 "pytest==$PYTEST9" "pytest-xdist==$XDIST" \
     "teamcity-messages==$TEAMCITY_MESSAGES" "pytest-timeout==$PYTEST_TIMEOUT"

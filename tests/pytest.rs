@@ -1068,3 +1068,38 @@ fn subtests_under_xdist_leave_no_progress_letters_in_the_output() {
         run.describe()
     );
 }
+
+/// The `subtests` fixture of pytest 9 and of the pytest-subtests plugin
+/// before it, whose report class is spelt `SubTestReport`: that one was not
+/// known, so a skipped subtest marked its whole test skipped and the other
+/// subtests' output was lost.
+#[test]
+fn the_subtests_fixture_gives_each_subtest_a_node_on_pytest_8_and_9() {
+    let project = Project::copy("pytest-subtests");
+    for venv in ["pytest8-subtests", "pytest9"] {
+        let python = path(&format!("target/venv/{venv}/bin/python"));
+        let run = Tcrunner::new(project.path())
+            .args(["--framework", "pytest", "--python"])
+            .arg(&python)
+            .run(Duration::from_secs(120));
+        run.assert_clean();
+        run.assert_code(1);
+        let test = "test_fixture_subtests.py > test_some_subtests";
+        let found: Vec<(String, String)> = tests_by_path(&run.stdout)
+            .into_iter()
+            .map(|(path, outcome)| (path, outcome.verdict))
+            .collect();
+        let want: Vec<(String, String)> = [
+            ("", "failed"),
+            (" > (i=0)", "ignored"),
+            (" > (i=1)", "passed"),
+            (" > (i=2)", "failed"),
+        ]
+        .map(|(sub, verdict)| (format!("{test}{sub}"), verdict.to_owned()))
+        .into();
+        assert_eq!(found, want, "{venv}");
+        for i in 0..3 {
+            assert_eq!(run.count(&[&format!("out='sub out {i}|n'")]), 1, "{venv}");
+        }
+    }
+}
