@@ -106,6 +106,7 @@ def pytest_configure(config):
     if not _enabled():
         return
     teamcity_was_on = _silence_teamcity_messages(config)
+    _stop_early_if_asked(config)
     manager = config.pluginmanager
     if manager.has_plugin(_PROBE):
         return
@@ -129,6 +130,18 @@ def pytest_configure(config):
     if writer is not None:
         _reporting.append(config)
         manager.register(_Reporter(config, writer, probe, teamcity_was_on), _REPORTER)
+
+
+def _stop_early_if_asked(config):
+    """tcrunner adds ``--continue-on-collection-errors`` unless its command
+    line stops early (``-x``, ``--maxfail``, stepwise). Those can also come
+    from ``addopts`` or ``PYTEST_ADDOPTS``, which only pytest reads: then the
+    project's choice to stop at the first problem wins, as without tcrunner."""
+    if os.environ.get("TCRUNNER_ADDED_CONTINUE") != "1":
+        return
+    option = config.option
+    if getattr(option, "maxfail", 0) or getattr(option, "stepwise", False) or getattr(option, "stepwise_skip", False):
+        option.continue_on_collection_errors = False
 
 
 class _NoLetters:

@@ -394,6 +394,26 @@ fn stepwise_skip_stops_early_as_stepwise_does() {
     }
 }
 
+/// `-x` in an ini file's `addopts` (or `PYTEST_ADDOPTS`), which tcrunner
+/// does not read: pytest stops at the collection error before running a
+/// test, as without tcrunner, instead of running on past it with the
+/// `--continue-on-collection-errors` tcrunner added.
+#[test]
+fn stopping_early_in_addopts_stops_at_a_collection_error() {
+    let project = Project::copy("pytest-subtests");
+    project
+        .write("pytest.ini", "[pytest]\naddopts = -x\n")
+        .write("test_a_good.py", "def test_good():\n    pass\n")
+        .write("test_b_broken.py", "import not_a_module_anywhere\n");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_a_good.py", "--path", "test_b_broken.py"])
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    run.assert_code(2);
+    let tests: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+    assert_eq!(tests, ["test_b_broken.py > <collection error>"]);
+}
+
 /// Each test's full TeamCity name (its flow's open suites, then its own
 /// name), counted: a flow inherits nothing, so what a test is called can
 /// only come from the flow it is reported in.

@@ -25,6 +25,10 @@ pub(crate) struct Pytest;
 /// with an alarm inside pytest (`runners/_tcrunner_pytest.py`, `_Alarm`).
 const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
+/// Set when tcrunner added `--continue-on-collection-errors`, which the
+/// plugin turns off again when the project's `addopts` stop early.
+const ADDED_CONTINUE_VAR: &str = "TCRUNNER_ADDED_CONTINUE";
+
 /// Whether the project looks like a pytest project.
 pub(crate) fn detect(project: &Path) -> bool {
     let has = |name: &str| project.join(name).is_file();
@@ -242,7 +246,9 @@ impl Framework for Pytest {
                     "--exitfirst" | "--sw" | "--stepwise" | "--sw-skip" | "--stepwise-skip"
                 ) || a.starts_with("--maxfail")
             });
-        if !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors") {
+        let add_continue =
+            !stops_early && !raw.iter().any(|a| a == "--continue-on-collection-errors");
+        if add_continue {
             shown.push("--continue-on-collection-errors".into());
         }
         if request.collect_only && !self.collects_only(raw) {
@@ -256,7 +262,13 @@ impl Framework for Pytest {
             || raw.iter().any(|a| {
                 matches!(a.as_str(), "--verbose" | "--quiet") || a.starts_with("--verbosity")
             });
-        if !show_summary && !chooses_verbosity {
+        // The quiet flags are the terminal plugin's: without it pytest
+        // refuses them as unknown.
+        let no_terminal = raw
+            .windows(2)
+            .any(|pair| pair[0] == "-p" && pair[1] == "no:terminal")
+            || raw.iter().any(|a| a == "-pno:terminal");
+        if !show_summary && !chooses_verbosity && !no_terminal {
             shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
         }
         shown.extend(raw.iter().filter(|a| *a != "--jb-show-summary").cloned());
@@ -289,6 +301,10 @@ impl Framework for Pytest {
             ("PYTHONUNBUFFERED".into(), "1".into()),
             ("PYTEST_RUN_CONFIG".into(), "True".into()),
         ];
+        if add_continue {
+            // The plugin takes it back when the project's `addopts` stop early.
+            env.push((ADDED_CONTINUE_VAR.into(), "1".into()));
+        }
         if let Some(secs) = request.test_timeout {
             // The plugin's per-test alarm fails only the test that ran too
             // long (issue 5). Seconds as the user typed them (`1`, `0.5`):
@@ -362,6 +378,30 @@ mod tests {
         assert_eq!(flags(&["-k", "xv", "-rA", "-kxv", "-n", "4", "-s"]), "s");
         assert_eq!(flags(&["-sk", "x", "-v"]), "sv");
         assert_eq!(flags(&["--verbose", "-", "-1", "tests/-x.py"]), "");
+    }
+
+    /// pytest refuses `--no-header --no-summary -q` without its terminal
+    /// plugin, which defines them: `-p no:terminal` was a usage error.
+    #[test]
+    fn without_the_terminal_plugin_the_quiet_flags_are_left_out() {
+        let shown = |raw: &[&str]| {
+            let request = Request {
+                project: std::env::temp_dir(),
+                raw: raw.iter().map(|a| a.to_string()).collect(),
+                ..Request::default()
+            };
+            Pytest.launch(&request).unwrap().shown_args.join(" ")
+        };
+        assert_eq!(
+            shown(&[]),
+            "--continue-on-collection-errors --no-header --no-summary -q"
+        );
+        for raw in [&["-p", "no:terminal"][..], &["-pno:terminal"]] {
+            assert_eq!(
+                shown(raw),
+                format!("--continue-on-collection-errors {}", raw.join(" "))
+            );
+        }
     }
 
     #[test]
