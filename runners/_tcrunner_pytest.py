@@ -732,6 +732,7 @@ class _Reporter:
         self.writer = writer
         self.send = writer.send
         self.root = str(config.rootpath)
+        self.session = None
         self.python_hint = "python<%s>://" % self.root
         self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
         # Whether a test's `finished` waits for the next test's `started` to
@@ -931,6 +932,7 @@ class _Reporter:
     # --- collection ---
 
     def pytest_sessionstart(self, session):
+        self.session = session
         # In case teamcity-messages got configured before us after all.
         teamcity = getattr(self.config, "_teamcityReporting", None)
         if teamcity is not None:
@@ -967,13 +969,27 @@ class _Reporter:
             return
         if self.config.pluginmanager.has_plugin("dsession"):
             return  # xdist: the tests run in the workers, with their capture
+        node_id = list(self.running)[-1]
+        # A KeyboardInterrupt ends the phase first: pytest has moved what the
+        # phase printed into the item's sections, for a report never made.
+        run = self.running[node_id]
+        for _, key, content in self._item_sections(node_id)[run.sections_seen :]:
+            if key in ("stdout", "stderr"):
+                self._send_output(node_id, key, content)
         try:
             out, err = capman.read_global_capture()
         except Exception:
             return  # capturing is not on
-        node_id = list(self.running)[-1]
         self._send_output(node_id, "stdout", out)
         self._send_output(node_id, "stderr", err)
+
+    def _item_sections(self, node_id):
+        """The captured sections (``(when, key, content)``) pytest keeps on
+        the item of ``node_id`` for its next report."""
+        for item in getattr(self.session, "items", None) or ():
+            if item.nodeid == node_id:
+                return getattr(item, "_report_sections", [])
+        return []
 
     def pytest_collectreport(self, report):
         if report.passed:

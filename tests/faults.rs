@@ -487,14 +487,27 @@ fn vitest_test_stopped_by_a_time_limit_keeps_what_it_printed() {
 
 // --- signals to tcrunner ---------------------------------------------------------
 
+/// The first signal reaches pytest, which stops the running test: it keeps
+/// what it printed (with SIGINT pytest had already moved that into the
+/// test's sections when the plugin looked), also when tcrunner was started
+/// with SIGINT ignored, which pytest inherited and so never stopped.
 #[test]
 fn pytest_first_signal_is_forwarded_and_unfinished_tests_are_stopped() {
     let project = pytest_project();
-    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
-        let mut running = Tcrunner::pytest(project.path())
-            .args(["--path", "test_slow.py"])
-            .spawn();
+    for (signal, code, ignored) in [
+        (libc::SIGINT, 130, false),
+        (libc::SIGTERM, 143, false),
+        (libc::SIGINT, 130, true),
+    ] {
+        let mut tcrunner = Tcrunner::pytest(project.path());
+        tcrunner.args(["--path", "test_slow.py", "--grace-period", "30"]);
+        if ignored {
+            tcrunner.ignoring(libc::SIGINT);
+        }
+        let mut running = tcrunner.spawn();
         running.wait_for("name='test_sleeps'", LIMIT);
+        // Into the test's body, past what it prints.
+        std::thread::sleep(Duration::from_millis(500));
         running.signal(signal);
         let run = running.finish(LIMIT);
         assert_sound(&run, code);
@@ -503,7 +516,42 @@ fn pytest_first_signal_is_forwarded_and_unfinished_tests_are_stopped() {
         assert!(!run.has_test("test_after"));
         assert_contains(&run.text(), "status='WARNING'", &run);
         assert_contains(&run.stderr, "tcrunner: tcrunner received signal", &run);
+        let id = run.node_id("test_sleeps");
+        for message in [
+            format!("##teamcity[testStdOut nodeId='{id}' out='going to sleep|n']"),
+            format!("##teamcity[testStdErr nodeId='{id}' out='for a long time|n']"),
+        ] {
+            assert_contains(&run.text(), &message, &run);
+        }
+        // pytest stopped by itself, long before the grace period's SIGKILL.
+        assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
     }
+}
+
+/// A KeyboardInterrupt that reaches pytest without tcrunner (a test raised
+/// it): pytest's own "interrupted", exit code 2, not a crash; the test is
+/// stopped and keeps what it printed.
+#[test]
+fn pytest_interrupted_by_itself_keeps_its_code_and_the_tests_output() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_interrupt.py"])
+        .run(LIMIT);
+    assert_sound(&run, 2);
+    assert!(run.passed("test_before"));
+    assert!(run.was_stopped("test_interrupts"), "{}", run.describe());
+    assert!(!run.has_test("test_after"));
+    let id = run.node_id("test_interrupts");
+    assert_contains(
+        &run.text(),
+        &format!("##teamcity[testStdOut nodeId='{id}' out='about to interrupt|n']"),
+        &run,
+    );
+    assert_contains(
+        &run.text(),
+        "message text='pytest was interrupted during test_interrupt.py::test_interrupts' status='WARNING'",
+        &run,
+    );
 }
 
 /// A test that swallows KeyboardInterrupt keeps pytest alive after the first

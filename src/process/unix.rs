@@ -88,12 +88,21 @@ impl Child {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        // SAFETY: the closure only calls fcntl, which is async-signal-safe,
-        // on a descriptor that stays open until after spawn returns.
+        // SAFETY: the closure only calls fcntl and signal, which are
+        // async-signal-safe, on a descriptor that stays open until after
+        // spawn returns.
         unsafe {
             command.pre_exec(move || {
                 if libc::fcntl(event_fd, libc::F_SETFD, 0) == -1 {
                     return Err(io::Error::last_os_error());
+                }
+                // The signals tcrunner passes on must reach the framework
+                // even when tcrunner was started with them ignored (a
+                // shell's `&`, nohup): an ignored signal stays ignored
+                // across exec, and Python then never raises
+                // KeyboardInterrupt.
+                for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::signal(signal, libc::SIG_DFL);
                 }
                 Ok(())
             });

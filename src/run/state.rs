@@ -412,7 +412,13 @@ impl State {
             })
             .collect();
         let details = (!said.is_empty()).then(|| said.join("\n\n"));
-        if !running.is_empty() {
+        if !running.is_empty() && name == "pytest" && status.code() == Some(2) {
+            // pytest's own "interrupted": a KeyboardInterrupt (a test raised
+            // it, or a Ctrl-C reached pytest alone). It wound down and said
+            // so; the tests it left are stopped, not crashed under.
+            let text = format!("pytest was interrupted during {}", running.join(", "));
+            tell(pipeline, LogLevel::Warning, text)?;
+        } else if !running.is_empty() {
             self.crashed = true;
             let why = format!("{name} {} during this test", describe(status));
             note(&format!("{why}: {}", running.join(", ")));

@@ -208,6 +208,20 @@ impl Tcrunner {
         self
     }
 
+    /// Starts tcrunner with `signal` ignored, as a shell's `&` or nohup
+    /// starts a program.
+    pub fn ignoring(&mut self, signal: i32) -> &mut Tcrunner {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: signal() is async-signal-safe.
+        unsafe {
+            self.command.pre_exec(move || {
+                libc::signal(signal, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        self
+    }
+
     /// Reads tcrunner's stdout slowly: 4 KB, then `pause`, and so on.
     pub fn throttle_stdout(&mut self, pause: Duration) -> &mut Tcrunner {
         self.throttle = Some(pause);
