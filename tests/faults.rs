@@ -706,6 +706,25 @@ fn pytest_usage_error_keeps_pytests_code_4_and_shows_a_failed_node() {
     );
 }
 
+/// A target that names no test (renamed since the IDE last saw it): pytest
+/// refuses it with `ERROR: not found`, after our plugin loaded. That was
+/// only a warning that no tests ran; the reason was on stderr alone.
+#[test]
+fn pytest_target_that_names_no_test_says_so_on_a_failed_node() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--target", "test_slow.py::test_renamed"])
+        .run(LIMIT);
+    assert_sound(&run, 4);
+    assert_contains(&run.failure_of("pytest did not start"), "not found: ", &run);
+    assert_contains(
+        &run.failure_of("pytest did not start"),
+        "test_renamed",
+        &run,
+    );
+    assert_eq!(run.count(&["ran no tests"]), 0, "{}", run.describe());
+}
+
 #[test]
 fn pytest_no_tests_exits_5_and_says_so() {
     let project = pytest_project();

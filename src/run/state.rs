@@ -328,13 +328,24 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
+                let refused = name == "pytest" && self.status.and_then(|s| s.code()) == Some(4);
                 if self.reported
                     && !self.crashed
                     && pipeline.summary().total() == 0
                     && !limits.runs_no_tests()
                 {
-                    let text = format!("{name} ran no tests: none were collected or selected");
-                    tell(pipeline, LogLevel::Warning, text)?;
+                    if refused {
+                        // A usage error after our plugin loaded: pytest found
+                        // nothing where a target or path pointed (`ERROR: not
+                        // found: …`). A node says so, as for any usage error.
+                        let hint = framework_hint(name, &self.stderr_tail, self.status);
+                        let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
+                        did_not_start(pipeline, name, hint.clone(), Some(details))?;
+                        self.setup_failure = Some(hint);
+                    } else {
+                        let text = format!("{name} ran no tests: none were collected or selected");
+                        tell(pipeline, LogLevel::Warning, text)?;
+                    }
                 }
             }
         }
