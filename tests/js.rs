@@ -1075,3 +1075,27 @@ fn tests_vitest_bail_skips_are_skipped_once() {
         assert_eq!(code, 1, "{name}");
     }
 }
+
+/// A vitest `globalSetup` that throws stops vitest before any test, after
+/// our reporter loaded: it was told as a run that found no tests (exit 5),
+/// its error only on stderr. It is a failed node, as jest's is.
+#[test]
+fn a_vitest_global_setup_that_throws_is_a_failed_node() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-global-setup", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        let keys: Vec<&str> = found.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["vitest did not start"], "{name}");
+        let message = found["vitest did not start"]
+            .message
+            .as_deref()
+            .unwrap_or_default();
+        assert_eq!(
+            message, "vitest failed before running any test: Error: no database at localhost:5432",
+            "{name}"
+        );
+        assert_eq!(code, 73, "{name}");
+    }
+}

@@ -328,19 +328,41 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
-                let refused = name == "pytest" && self.status.and_then(|s| s.code()) == Some(4);
+                let code = self.status.and_then(|s| s.code());
+                // pytest's usage error, or a JS framework failing before any
+                // test with an error on stderr (a vitest `globalSetup` that
+                // throws): not a run that found no tests.
+                let refused = if name == "pytest" {
+                    code == Some(4)
+                } else {
+                    code.is_some_and(|c| c != 0)
+                        && String::from_utf8_lossy(&self.stderr_tail).contains("Error")
+                };
                 if self.reported
                     && !self.crashed
                     && pipeline.summary().total() == 0
                     && !limits.runs_no_tests()
                 {
                     if refused {
-                        // A usage error after our plugin loaded: pytest found
-                        // nothing where a target or path pointed (`ERROR: not
-                        // found: …`). A node says so, as for any usage error.
-                        let hint = framework_hint(name, &self.stderr_tail, self.status);
-                        let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
-                        did_not_start(pipeline, name, hint.clone(), Some(details))?;
+                        // After our reporter loaded: pytest found nothing
+                        // where a target or path pointed (`ERROR: not found:
+                        // …`), or vitest's setup failed. A node says why, as
+                        // for a framework that failed to start.
+                        let stderr = String::from_utf8_lossy(&self.stderr_tail).into_owned();
+                        // A JavaScript error's own line (`Error: boom`), not
+                        // the code frame vitest prints under it.
+                        let thrown = stderr.lines().map(str::trim).find(|l| {
+                            l.split_once("Error: ")
+                                .is_some_and(|(kind, _)| kind.chars().all(char::is_alphanumeric))
+                        });
+                        let hint = match thrown {
+                            Some(line) if name != "pytest" => {
+                                format!("{name} failed before running any test: {line}")
+                            }
+                            _ => framework_hint(name, &self.stderr_tail, self.status),
+                        };
+                        note(&hint);
+                        did_not_start(pipeline, name, hint.clone(), Some(stderr))?;
                         self.setup_failure = Some(hint);
                     } else {
                         let text = format!("{name} ran no tests: none were collected or selected");
