@@ -335,6 +335,14 @@ export default class TcrunnerVitestReporter {
     const file = this.fileNode(module);
     if (file.done) return;
     this.settleVictims(module.id);
+    // A test failed without running: vitest's `.only` check under CI fails
+    // it as it is collected, and no update says so.
+    const tests = module.children && typeof module.children.allTests === 'function' ? module.children.allTests() : [];
+    for (const test of tests) {
+      const node = this.nodes.get(test.id);
+      const result = node && !node.done && test.result();
+      if (result && result.state === 'failed') this.finishTest(test, node, result);
+    }
     this.hookFailures(module, file);
     file.done = true;
     this.scans.delete(file.file);

@@ -1099,3 +1099,37 @@ fn a_vitest_global_setup_that_throws_is_a_failed_node() {
         assert_eq!(code, 73, "{name}");
     }
 }
+
+/// Under CI vitest fails a `.only` test as it collects it, and no update
+/// says so: the test was declared and never finished, and the run failed
+/// with no node saying why.
+#[test]
+fn a_vitest_only_test_failed_under_ci_is_a_failed_node() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-no-tests", name);
+        project.write(
+            "only.test.js",
+            "import { describe, test } from 'vitest';\n\
+             describe('block', () => {\n\
+             \x20 test.only('focused', () => {});\n\
+             \x20 test('other', () => {});\n\
+             });\n",
+        );
+        let out =
+            output(command_in(project.path(), name, &["--path", "only.test.js"]).env("CI", "true"));
+        assert_clean(&out.stdout);
+        let found = tests_by_path(&out.stdout);
+        let focused = &found["only.test.js > block > focused"];
+        assert_eq!(focused.verdict, "error", "{name}: {found:?}");
+        let message = focused.message.as_deref().unwrap_or_default();
+        assert!(
+            message.contains("Unexpected .only modifier"),
+            "{name}: {message}"
+        );
+        assert_eq!(
+            found["only.test.js > block > other"].verdict, "ignored",
+            "{name}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{name}");
+    }
+}
