@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::common::{
     line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
 };
+use super::jest_json::{file_level_sections, FailedTitles};
 use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
@@ -18,9 +19,9 @@ use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 pub(crate) struct Flavor {
     /// `jest`, `vitest`: for log messages.
     pub tool: &'static str,
-    /// jest's file `message` repeats every failed test's text, so it marks a
-    /// file-level error only when no test failed; vitest's holds only the
-    /// file-level error.
+    /// jest's file `message` repeats every failed test's text, one section
+    /// each ([`file_level_sections`] takes those out); vitest's
+    /// holds only the file-level error.
     pub message_repeats_failures: bool,
 }
 
@@ -213,7 +214,15 @@ impl<'f> Files<'f> {
         file_spec.file = abs.clone();
         let mut any_failed = false;
         let count = file.assertion_results.len();
+        let message = non_empty(file.message.as_deref());
+        // The section titles jest gives failed tests, to tell them from
+        // file-level errors in its `message`.
+        let mut failed_titles = FailedTitles::default();
+        let titles_needed = flavor.message_repeats_failures && message.is_some();
         for a in file.assertion_results {
+            if titles_needed && a.status.as_deref() == Some("failed") {
+                failed_titles.add(&a.ancestor_titles, a.title.as_deref().unwrap_or(""));
+            }
             let mut suite_path = vec![file_spec.clone()];
             for title in a.ancestor_titles.iter() {
                 let mut spec = SuiteSpec::new(title.clone(), NodeKind::Suite);
@@ -224,14 +233,16 @@ impl<'f> Files<'f> {
             any_failed |= test.result.outcome == Outcome::Failed;
             self.tree.add(&suite_path, test);
         }
-        let message = non_empty(file.message.as_deref());
         let failed = file.status.as_deref() == Some("failed");
+        let message = if message.is_some() && any_failed && flavor.message_repeats_failures {
+            file_level_sections(file.message.as_deref().unwrap_or(""), failed_titles)
+        } else {
+            message
+        };
         let pseudo = if count == 0 {
             (message.is_some() || failed).then_some(FAILED_TO_RUN)
-        } else if message.is_some() && (!flavor.message_repeats_failures || !any_failed) {
-            Some(FILE_ERROR)
         } else {
-            None
+            message.is_some().then_some(FILE_ERROR)
         };
         if let Some(name) = pseudo {
             let text = message

@@ -7,8 +7,9 @@ use crate::event::{Outcome, TestEvent};
 
 /// Every report in `tests/fixtures/reports/` that is a whole, valid report,
 /// with its format.
-pub(crate) const SAMPLES: [(&str, InputFormat); 14] = [
+pub(crate) const SAMPLES: [(&str, InputFormat); 15] = [
     ("jest.json", InputFormat::JestJson),
+    ("jest-afterall.json", InputFormat::JestJson),
     ("vitest.json", InputFormat::VitestJson),
     ("vitest-junit.xml", InputFormat::Junit),
     ("pytest-junit.xml", InputFormat::Junit),
