@@ -48,6 +48,10 @@
 //!   other `<skipped>` → skipped with `message` (or the text), and so is a
 //!   case gtest marks `status="notrun"` (`DISABLED_`) or `result="skipped"`/
 //!   `"suppressed"`.
+//! - `<failure>`/`<error>` directly in a `<testsuite>` (Ant's
+//!   XMLJUnitResultFormatter: a class-level error, counted as a test) → a
+//!   failed/error test in that suite named by the element's `type`, else
+//!   `suite failure`/`suite error`, with its message and text.
 //! - `<system-out>`/`<system-err>` in a case → output of that test; at suite
 //!   level → output of the suite (of the run if the suite had no test yet).
 //! - Text, CDATA, predefined and numeric entities are decoded; an unknown
@@ -122,6 +126,13 @@ struct Frame {
     /// suite. Done when the `<testsuite>` ends, or [`PARKED_LIMIT`] at a time.
     parked: FastMap<String, (u64, String)>,
 }
+
+/// The name of the test for an `<error>` with no `type` directly in a
+/// `<testsuite>`.
+const SUITE_ERROR: &str = "suite error";
+/// The name of the test for a `<failure>` with no `type` directly in a
+/// `<testsuite>`.
+const SUITE_FAILURE: &str = "suite failure";
 
 /// Parked classname suites per `<testsuite>` before they are all done: the
 /// memory a file of ever-new classnames may hold.
@@ -427,6 +438,7 @@ impl State {
                 Elem::Case
             }
             (Some(Elem::Case), b"failure" | b"error" | b"skipped")
+            | (Some(Elem::Suite), b"failure" | b"error")
             | (Some(Elem::Case | Elem::Suite), b"system-out" | b"system-err") => {
                 let capture = match tag {
                     b"failure" => Capture::Failure,
@@ -474,7 +486,10 @@ impl State {
                     (Capture::Failure, Some(case)) => add_problem(&mut case.failure, problem),
                     (Capture::Error, Some(case)) => add_problem(&mut case.error, problem),
                     (Capture::Skipped, Some(case)) => add_problem(&mut case.skipped, problem),
-                    (_, None) => {}
+                    (Capture::Failure | Capture::Error, None) => {
+                        self.send_suite_problem(capture == Capture::Error, problem, out)?
+                    }
+                    (Capture::Skipped, None) => {}
                 }
             }
             Elem::Case => {
@@ -594,6 +609,51 @@ impl State {
         self.spare_classname = case.classname;
         self.spare_name = case.name;
         Ok(())
+    }
+
+    /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
+    /// XMLJUnitResultFormatter writes a class-level error there, such as a
+    /// failed static initialiser, and counts it as a test): a test of its own
+    /// in that suite, named by the element's `type`, else
+    /// [`SUITE_ERROR`]/[`SUITE_FAILURE`], so the report's failure is not lost.
+    fn send_suite_problem(
+        &mut self,
+        is_error: bool,
+        problem: Problem,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let frame_index = self.frames.len() - 1;
+        // It belongs to the suite, not to the class of the case before it.
+        self.sync_classes(frame_index, &[], false, None, out)?;
+        let frame = &mut self.frames[frame_index];
+        frame.classes_of = None;
+        frame.started = true;
+        let parent = frame.id.clone();
+        let fallback = if is_error { SUITE_ERROR } else { SUITE_FAILURE };
+        let name = non_empty(problem.kind.as_deref()).unwrap_or_else(|| fallback.to_string());
+        let (message, details) = describe(problem);
+        let node = Node {
+            id: self.next_id(out),
+            parent,
+            name,
+            kind: NodeKind::Test,
+            ..Node::default()
+        };
+        let result = TestResult {
+            outcome: if is_error {
+                Outcome::Error
+            } else {
+                Outcome::Failed
+            },
+            message,
+            details,
+            ..TestResult::default()
+        };
+        out.test(TestNode {
+            node,
+            result,
+            ..TestNode::default()
+        })
     }
 
     /// Makes the open classname suites of the frame equal `parts`.

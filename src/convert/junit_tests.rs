@@ -446,6 +446,43 @@ fn nested_suites_duplicates_and_suite_output() {
 }
 
 #[test]
+fn a_problem_directly_in_a_testsuite_is_a_test_of_it() {
+    // Ant's XMLJUnitResultFormatter on a class whose static initialiser threw.
+    let ant = r#"<testsuite name="com.x.BrokenTest" tests="1" failures="0" errors="1"><error message="class init failed" type="java.lang.ExceptionInInitializerError">stack</error></testsuite>"#;
+    let events = events_of(|out| read(ant.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let error = result_of(&events, &nodes, "java.lang.ExceptionInInitializerError");
+    assert_eq!(
+        (
+            error.outcome,
+            error.message.as_deref(),
+            error.details.as_deref()
+        ),
+        (Outcome::Error, Some("class init failed"), Some("stack"))
+    );
+    let chain = ancestry(&events, &nodes["java.lang.ExceptionInInitializerError"]);
+    assert_eq!(chain, [("com.x.BrokenTest".to_string(), NodeKind::Suite)]);
+    // Among cases of a class, untyped: in the suite, not in the class, and
+    // the class's cases after it stay in one class suite.
+    let xml = r#"<testsuite name="s"><testcase classname="a.B" name="t1"/><failure>boom
+at x</failure><testcase classname="a.B" name="t2"/></testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let failure = result_of(&events, &nodes, SUITE_FAILURE);
+    assert_eq!(
+        (failure.outcome, failure.message.as_deref()),
+        (Outcome::Failed, Some("boom"))
+    );
+    assert_eq!(ancestry(&events, &nodes[SUITE_FAILURE]).len(), 1);
+    assert_eq!(
+        ancestry(&events, &nodes["t2"]),
+        ancestry(&events, &nodes["t1"])
+    );
+    let suites = events.iter().filter(|e| matches!(e, TestEvent::Suite(_)));
+    assert_eq!(suites.count(), 3);
+}
+
+#[test]
 fn single_testsuite_root() {
     let events = read_sample("single-testsuite.xml");
     let nodes = tests_by_name(&events);
