@@ -450,3 +450,53 @@ fn deep_values_and_repeated_keys_keep_their_failed_tests() {
         assert_eq!(check(&out.stdout).0, 0, "{name}");
     }
 }
+
+/// The `testSuiteStarted` messages of a stream: each suite's name and, in
+/// the intellij dialect, its parent's name.
+fn suites_of(stream: &[u8]) -> Vec<(String, Option<String>)> {
+    let mut names_by_id = std::collections::HashMap::new();
+    let mut suites = Vec::new();
+    let mut parser = Parser::new();
+    let mut take = |event: ParseEvent| {
+        if let ParseEvent::Message { message, .. } = event {
+            if message.name == "testSuiteStarted" {
+                let name = message.get("name").unwrap_or_default().to_string();
+                let parent = message
+                    .get("parentNodeId")
+                    .and_then(|id| names_by_id.get(id).cloned());
+                if let Some(id) = message.get("nodeId") {
+                    names_by_id.insert(id.to_string(), name.clone());
+                }
+                suites.push((name, parent));
+            }
+        }
+    };
+    parser.feed(stream, &mut take);
+    parser.finish(&mut take);
+    suites
+}
+
+/// Surefire 3.0.0-M4 to 3.5.2 write a JUnit 5 `@Nested` class's cases
+/// (`org.example.TestingAStackDemo$WhenNew`) in its outer class's suite:
+/// the nested class is a suite directly in it, named as Surefire's `$`
+/// names it below the outer class, not a package path `org > example`.
+#[test]
+fn surefire_nested_classes_are_suites_of_their_outer_class() {
+    let path = fixture("surefire-nested-classes.xml");
+    let outer = "org.example.TestingAStackDemo";
+    for format in ["intellij", "teamcity"] {
+        let out = convert(&["--format", format, path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        assert_eq!(check(&out.stdout).0, 0, "{format}");
+        let suites = suites_of(&out.stdout);
+        let names: Vec<&str> = suites.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [outer, "WhenNew", "WhenNew$AfterPushing"],
+            "{format}"
+        );
+        if format == "intellij" {
+            assert!(suites[1..].iter().all(|(_, p)| p.as_deref() == Some(outer)));
+        }
+    }
+}

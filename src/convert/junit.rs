@@ -19,7 +19,9 @@
 //!   (vitest `math.test.js`), equal to its suite's or test's name (Surefire's
 //!   suite per class, jest-junit's `{classname} {title}`), or not a dotted
 //!   identifier stays one suite or none; a classname that starts with its
-//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest. A
+//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest, and
+//!   so does one that goes on with a `$` (Surefire 3.0.0-M4 to 3.5.2 write a
+//!   `@Nested` class `pkg.Outer$Inner`'s cases in `pkg.Outer`: `Inner`). A
 //!   classname that is the last words of the test's name (mocha-junit-reporter:
 //!   the title, of the full title, or with `testCaseSwitchClassnameAndName`
 //!   the full title of the title), that names an enclosing suite with other
@@ -809,12 +811,14 @@ fn trim_block(text: &str) -> Option<String> {
 }
 
 /// `classname` without its `<testsuite>`'s name in front: Surefire names the
-/// suite after the class, aggregators after the package.
+/// suite after the class, aggregators after the package, and Surefire
+/// 3.0.0-M4 to 3.5.2 write the cases of a JUnit 5 `@Nested` class
+/// `pkg.Outer$Inner` in `pkg.Outer`'s suite, where it is `Inner`.
 fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
     let classname = classname.trim();
     classname
         .strip_prefix(suite)
-        .and_then(|r| r.strip_prefix('.'))
+        .and_then(|r| r.strip_prefix('.').or_else(|| r.strip_prefix('$')))
         .unwrap_or(classname)
 }
 
