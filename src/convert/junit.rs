@@ -39,7 +39,9 @@
 //!   the order its workers finished them) goes back into its suite, which
 //!   stays open until its `<testsuite>` ends (up to `PARKED_LIMIT` left
 //!   behind at a time).
-//! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
+//! - `time` is seconds, truncated to whole ms; a decimal comma (`0,002`,
+//!   `1.234,5`) is read as one, and `,` grouping thousands (`1,000.5`,
+//!   `1,234`) as that ([`with_decimal_point`] has the rule). `line` is taken as 1-based except
 //!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line
 //!   (unittest-xml-reporting's are 1-based: told apart by the `file` it
 //!   writes on `<testsuite>`, which pytest does not).
@@ -913,18 +915,57 @@ fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
     Some(attr_value(&a.value).into_owned())
 }
 
-/// A `time` attribute (seconds, maybe with `,` thousands separators) in
-/// whole milliseconds.
+/// A `time` attribute (seconds) in whole milliseconds. Writers formatting
+/// with their locale's number format give a decimal comma (`0,002`,
+/// `1.234,5`) or `,` thousands separators (`1,000.5`, Surefire):
+/// [`with_decimal_point`] tells them apart.
 fn seconds(value: &str) -> Option<u64> {
-    if let Some(ms) = plain_millis(value.as_bytes()) {
-        return Some(ms);
-    }
+    plain_millis(value.as_bytes()).or_else(|| other_seconds(value))
+}
+
+/// [`seconds`] of what is not plainly written: kept out of line, so the
+/// plain case, nearly every one, stays as small as it was.
+#[cold]
+#[inline(never)]
+fn other_seconds(value: &str) -> Option<u64> {
+    let value = value.trim();
     let parsed = if value.contains(',') {
-        value.replace(',', "").trim().parse()
+        with_decimal_point(value).parse()
     } else {
-        value.trim().parse()
+        value.parse()
     };
     parsed.ok().and_then(|secs: f64| to_ms(secs, 1000.0))
+}
+
+/// A number with `,` in it rewritten with `.` as its decimal separator and
+/// no thousands separators. With both `,` and `.`, the last one is the
+/// decimal separator and the other groups thousands. Several `,` alone group
+/// thousands, and so does one followed by exactly three digits after a
+/// non-zero whole part (`1,234` is 1234, as Jenkins reads it); any other
+/// lone `,` is a decimal comma (`0,002`, `1,5`, `0,500`).
+fn with_decimal_point(value: &str) -> String {
+    let last_comma = value.rfind(',');
+    let decimal_comma = match (last_comma, value.rfind('.')) {
+        (Some(comma), Some(dot)) => comma > dot,
+        (Some(comma), None) => {
+            let (whole, fraction) = (&value[..comma], &value[comma + 1..]);
+            let groups_thousands = fraction.len() == 3
+                && fraction.bytes().all(|b| b.is_ascii_digit())
+                && whole.bytes().any(|b| matches!(b, b'1'..=b'9'));
+            !whole.contains(',') && !groups_thousands
+        }
+        (None, _) => false,
+    };
+    let mut number = String::with_capacity(value.len());
+    for (at, c) in value.char_indices() {
+        match c {
+            ',' if decimal_comma && Some(at) == last_comma => number.push('.'),
+            ',' => {}
+            '.' if decimal_comma => {}
+            _ => number.push(c),
+        }
+    }
+    number
 }
 
 /// A problem at byte `pos` of the file.

@@ -731,6 +731,35 @@ fn plain_times_read_as_the_float_route_reads_them() {
 }
 
 #[test]
+fn decimal_commas_and_thousands_separators_in_times() {
+    let cases = [
+        // A decimal comma (locales that write one).
+        ("0,002", Some(2)),
+        ("0,010", Some(10)),
+        ("1,5", Some(1_500)),
+        ("0,500", Some(500)),
+        ("1,2345", Some(1_234)),
+        ("1.234,5", Some(1_234_500)),
+        ("1.234.567,25", Some(1_234_567_250)),
+        (" 2,5 ", Some(2_500)),
+        // Thousands grouped (Surefire's `1,000.5`; Jenkins reads `1,234` so).
+        ("1,000.5", Some(1_000_500)),
+        ("1,234", Some(1_234_000)),
+        ("12,345", Some(12_345_000)),
+        ("1,234,567", Some(1_234_567_000)),
+        ("0.5", Some(500)),
+        (",", None),
+    ];
+    for (text, ms) in cases {
+        assert_eq!(seconds(text), ms, "{text}");
+    }
+    let xml = r#"<testsuite name="S"><testcase classname="S" name="a" time="0,002"/></testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(result_of(&events, &nodes, "a").duration_ms, Some(2));
+}
+
+#[test]
 fn plain_attributes_are_split_as_quick_xml_splits_them() {
     // (tag, whether the direct split takes it)
     let tags = [
