@@ -39,6 +39,8 @@ use super::js_json::{self, Flavor};
 const JEST: Flavor = Flavor {
     tool: "jest",
     message_repeats_failures: true,
+    // jest's titles are its describe blocks', and `describe('')` is one.
+    titles_may_start_with_file: false,
 };
 
 /// Reads one jest JSON report.

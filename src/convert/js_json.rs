@@ -23,6 +23,12 @@ pub(crate) struct Flavor {
     /// each ([`file_level_sections`] takes those out); vitest's
     /// holds only the file-level error.
     pub message_repeats_failures: bool,
+    /// vitest 1 puts its file's unnamed default suite first in every test's
+    /// `ancestorTitles` (`["", "outer"]`, [vitest#5834]); vitest 2 and jest
+    /// do not, and there an empty title is a real `describe('')`.
+    ///
+    /// [vitest#5834]: https://github.com/vitest-dev/vitest/issues/5834
+    pub titles_may_start_with_file: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -219,12 +225,15 @@ impl<'f> Files<'f> {
         // file-level errors in its `message`.
         let mut failed_titles = FailedTitles::default();
         let titles_needed = flavor.message_repeats_failures && message.is_some();
+        let skip = usize::from(
+            flavor.titles_may_start_with_file && titles_start_with_file(&file.assertion_results),
+        );
         for a in file.assertion_results {
             if titles_needed && a.status.as_deref() == Some("failed") {
                 failed_titles.add(&a.ancestor_titles, a.title.as_deref().unwrap_or(""));
             }
             let mut suite_path = vec![file_spec.clone()];
-            for title in a.ancestor_titles.iter() {
+            for title in a.ancestor_titles.iter().skip(skip) {
                 let mut spec = SuiteSpec::new(title.clone(), NodeKind::Suite);
                 spec.file = abs.clone();
                 suite_path.push(spec);
@@ -292,6 +301,18 @@ impl<'f> Files<'f> {
         }
         Ok(())
     }
+}
+
+/// Whether the first of every test's `ancestorTitles` is empty: vitest 1's
+/// default suite, which is the file. Every test is in it; a vitest 2 file
+/// whose tests are all in one `describe('')` looks the same, and losing
+/// that one nameless level there costs less than an empty suite in every
+/// file of vitest 1.
+fn titles_start_with_file(tests: &[Assertion]) -> bool {
+    !tests.is_empty()
+        && tests
+            .iter()
+            .all(|a| a.ancestor_titles.first().is_some_and(String::is_empty))
 }
 
 fn assertion(a: Assertion, file: Option<String>) -> TestNode {
@@ -421,6 +442,7 @@ mod tests {
         let flavor = Flavor {
             tool: "jest",
             message_repeats_failures: true,
+            titles_may_start_with_file: false,
         };
         for text in [sample("jest.json"), sample("vitest.json"), odd.into()] {
             let once = events_of(|out| read(&text[..], &flavor, out)).unwrap();
