@@ -9,8 +9,9 @@
 //! warning `Log` event).
 //!
 //! Tree: a file suite named by its path below the common directory of all
-//! files (the basename for a single file), one suite per `ancestorTitles`
-//! entry, the test named by `title`.
+//! files (the basename for a single file; a Windows path, `C:\proj\a.test.js`,
+//! is split at `\` too: [`super::file_names`]), one suite per
+//! `ancestorTitles` entry, the test named by `title`.
 //!
 //! Outcomes, as the live jest reporter gives them: `passed` → passed (a
 //! `test.failing` that failed as expected included), `failed` → failed,
@@ -220,5 +221,23 @@ mod tests {
             \x20 \u{25cf} Test suite failed to run\n\n    hook broke\n";
         let kept = file_level_sections(message, failed).unwrap();
         assert_eq!(kept, "\u{25cf} Test suite failed to run\n\n    hook broke");
+    }
+
+    #[test]
+    fn windows_paths_are_named_below_their_common_folder() {
+        let json = r#"{"numTotalTestSuites":2,"numRuntimeErrorTestSuites":0,"testResults":[
+          {"name":"C:\\proj\\src\\math.test.js","status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"t1","status":"passed"}]},
+          {"name":"C:\\proj\\src\\deep\\hook.test.js","status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"t2","status":"passed"}]}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        let files: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Suite(n) => Some(n.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(files, ["math.test.js", "deep/hook.test.js"]);
     }
 }

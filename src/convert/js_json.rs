@@ -3,7 +3,6 @@
 //! per test with `ancestorTitles`, `title`, `status`, `duration`,
 //! `failureMessages`, `location`). The per-format modules say where they differ.
 use std::io::BufRead;
-use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -11,6 +10,7 @@ use serde_json::Value;
 use super::common::{
     line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
 };
+use super::file_names::Root;
 use super::jest_json::{file_level_sections, FailedTitles};
 use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
@@ -191,8 +191,8 @@ pub(crate) fn send(
 /// Sends a report's files one at a time.
 struct Files<'f> {
     flavor: &'f Flavor,
-    /// The directory every file is in, which file suites are named below.
-    root: Option<PathBuf>,
+    /// The folder every file is in, which file suites are named below.
+    root: Root,
     /// Numbers the nodes of every file.
     tree: Grouper,
     /// Said at the end of the report.
@@ -202,10 +202,9 @@ struct Files<'f> {
 impl<'f> Files<'f> {
     /// For the report whose files are `names`.
     fn new<'n>(flavor: &'f Flavor, names: impl Iterator<Item = Option<&'n str>>) -> Self {
-        let paths: Vec<PathBuf> = names.map(|n| PathBuf::from(n.unwrap_or(""))).collect();
         Files {
             flavor,
-            root: common_dir(&paths),
+            root: Root::common(names),
             tree: Grouper::default(),
             warnings: Vec::new(),
         }
@@ -213,9 +212,8 @@ impl<'f> Files<'f> {
 
     fn send(&mut self, file: FileResult, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         let flavor = self.flavor;
-        let path = PathBuf::from(file.name.as_deref().unwrap_or(""));
         let abs = file.name.clone().filter(|n| !n.is_empty());
-        let display = display_name(&path, self.root.as_deref());
+        let display = self.root.display_name(file.name.as_deref().unwrap_or(""));
         let mut file_spec = SuiteSpec::new(display.clone(), NodeKind::File);
         file_spec.file = abs.clone();
         let mut any_failed = false;
@@ -400,35 +398,6 @@ fn headline(text: &str) -> String {
         .to_string()
 }
 
-/// The deepest directory all absolute `paths` share; `None` for fewer than two.
-fn common_dir(paths: &[PathBuf]) -> Option<PathBuf> {
-    if paths.len() < 2 {
-        return None;
-    }
-    let mut common: Vec<Component<'_>> = paths[0].parent()?.components().collect();
-    for path in &paths[1..] {
-        let dir: Vec<Component<'_>> = path.parent()?.components().collect();
-        let keep = common.iter().zip(&dir).take_while(|(a, b)| a == b).count();
-        common.truncate(keep);
-    }
-    (!common.is_empty()).then(|| common.iter().collect())
-}
-
-/// A file suite's name: its path below the common root, else its basename.
-fn display_name(path: &Path, root: Option<&Path>) -> String {
-    let shown = root
-        .and_then(|r| path.strip_prefix(r).ok())
-        .filter(|p| !p.as_os_str().is_empty())
-        .or_else(|| path.file_name().map(Path::new))
-        .unwrap_or(path);
-    let text = shown.to_string_lossy().replace('\\', "/");
-    if text.is_empty() {
-        "(unnamed file)".to_string()
-    } else {
-        text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,19 +428,6 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["a/x.test.js", "u", "b/y.test.js", FAILED_TO_RUN]);
-    }
-
-    #[test]
-    fn file_names_are_relative_to_the_common_root() {
-        let paths = [
-            PathBuf::from("/p/a/x.test.js"),
-            PathBuf::from("/p/b/y.test.js"),
-        ];
-        let root = common_dir(&paths);
-        assert_eq!(root.as_deref(), Some(Path::new("/p")));
-        assert_eq!(display_name(&paths[0], root.as_deref()), "a/x.test.js");
-        assert_eq!(display_name(Path::new("/p/a/x.test.js"), None), "x.test.js");
-        assert_eq!(display_name(Path::new(""), None), "(unnamed file)");
     }
 
     #[test]
