@@ -500,3 +500,45 @@ fn surefire_nested_classes_are_suites_of_their_outer_class() {
         }
     }
 }
+
+/// `tcrunner convert ARGS…` with `input` on its stdin.
+fn convert_piped(args: &[&str], input: &[u8]) -> Output {
+    let mut all = vec!["convert"];
+    all.extend_from_slice(args);
+    let mut child = tcrunner(&all)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tcrunner convert");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("feed convert");
+    drop(stdin);
+    child.wait_with_output().expect("wait for convert")
+}
+
+/// `-` reads standard input, as `tcrunner check -` does (it was a missing
+/// file named `-`, exit 66); beside files, and for every format.
+#[test]
+fn a_dash_reads_standard_input() {
+    for name in ["jest.json", "vitest-junit.xml", "pytest-report.json"] {
+        let report = std::fs::read(fixture(name)).unwrap();
+        let out = convert_piped(&["-"], &report);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.is_empty(), "{name}: {stderr}");
+        assert_eq!(check(&out.stdout).0, 0, "{name}");
+        assert_eq!(stream_counts(&out.stdout), declared(name), "{name}");
+    }
+    let file = fixture("vitest-junit.xml");
+    let report = std::fs::read(fixture("jest.json")).unwrap();
+    let out = convert_piped(&[file.to_str().unwrap(), "-"], &report);
+    assert_eq!(out.status.code(), Some(1));
+    let finished = declared("vitest-junit.xml").finished + declared("jest.json").finished;
+    assert_eq!(stream_counts(&out.stdout).finished, finished);
+    // Problems name it.
+    let out = convert_piped(&["-"], b"");
+    assert_eq!(out.status.code(), Some(DATA_ERROR));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("tcrunner: standard input: "), "{stderr}");
+}
