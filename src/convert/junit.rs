@@ -34,7 +34,10 @@
 //!   is test `passes` in suites `outer` and `inner`, as in a live run.
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
-//!   the xunit1 `file`), and the parts before it are directory suites.
+//!   the xunit1 `file`), and the parts before it are directory suites; with
+//!   the xunit1 `file` (`Tests/test_x.py`) and a classname that starts with
+//!   its dotted path (`Tests.test_x.lower_case`), the file's parts are the
+//!   folders and module and the rest are classes, whatever their case.
 //!   A classname that comes back after others (pytest-xdist writes cases in
 //!   the order its workers finished them) goes back into its suite, which
 //!   stays open until its `<testsuite>` ends (up to `PARKED_LIMIT` left
@@ -548,7 +551,8 @@ impl State {
                 parts.extend(case.name[..end].split(" > "));
             }
             let file = case.file.as_deref().filter(|_| pytest);
-            self.sync_classes(frame_index, &parts, pytest, file, out)?;
+            let module_end = pytest.then(|| pytest_module_end(&case.classname, &parts, file));
+            self.sync_classes(frame_index, &parts, module_end, file, out)?;
             // The same parts for the next case with this classname, unless
             // they depend on the case's own name.
             self.frames[frame_index].classes_of =
@@ -628,7 +632,7 @@ impl State {
     ) -> Result<(), ReadError> {
         let frame_index = self.frames.len() - 1;
         // It belongs to the suite, not to the class of the case before it.
-        self.sync_classes(frame_index, &[], false, None, out)?;
+        self.sync_classes(frame_index, &[], None, None, out)?;
         let frame = &mut self.frames[frame_index];
         frame.classes_of = None;
         frame.started = true;
@@ -660,12 +664,14 @@ impl State {
         })
     }
 
-    /// Makes the open classname suites of the frame equal `parts`.
+    /// Makes the open classname suites of the frame equal `parts`; for
+    /// pytest, the first `module_end` of them are folders and a module
+    /// ([`pytest_module_end`]).
     fn sync_classes(
         &mut self,
         frame_index: usize,
         parts: &[&str],
-        pytest: bool,
+        module_end: Option<usize>,
         file: Option<&str>,
         out: &mut Emitter<'_>,
     ) -> Result<(), ReadError> {
@@ -684,14 +690,6 @@ impl State {
         if frame.parked.len() > PARKED_LIMIT {
             finish_parked(frame, out)?;
         }
-        // pytest's classname is `pkg.module.Class.Inner`: the last lowercase part
-        // before the first capitalised one is the module.
-        let module = if pytest {
-            let first_class = parts.iter().position(|p| p.starts_with(char::is_uppercase));
-            Some(first_class.unwrap_or(parts.len()).saturating_sub(1))
-        } else {
-            None
-        };
         for (depth, part) in parts.iter().enumerate().skip(keep) {
             let frame = &mut self.frames[frame_index];
             if !frame.parked.is_empty() {
@@ -705,9 +703,9 @@ impl State {
                     continue;
                 }
             }
-            let kind = match module {
-                Some(m) if depth < m => NodeKind::Dir,
-                Some(m) if depth == m => NodeKind::File,
+            let kind = match module_end {
+                Some(end) if depth + 1 < end => NodeKind::Dir,
+                Some(end) if depth + 1 == end => NodeKind::File,
                 _ => NodeKind::Suite,
             };
             // Named as the live pytest tree names a module: by its file.
@@ -891,6 +889,44 @@ fn class_parts<'c>(classname: &'c str, suite: &str) -> Vec<&'c str> {
     } else {
         vec![classname]
     }
+}
+
+/// How many of a pytest classname's `parts` are its folders and module
+/// (`pkg.module.Class.Inner`). With the xunit1 `file`, when the classname
+/// starts with its dotted path (`Tests/test_x.py`, `Tests.test_x`), those;
+/// else up to the last part before the first capitalised one, which is
+/// wrong for a capitalised folder or a lowercase class, so the file decides
+/// when there is one. `parts` may lack the front of the classname its
+/// `<testsuite>` is named by. Runs only when the classname changes.
+fn pytest_module_end(classname: &str, parts: &[&str], file: Option<&str>) -> usize {
+    if let Some(end) = file.and_then(|f| file_module_end(classname.trim(), f)) {
+        let left_out = classname
+            .trim()
+            .split('.')
+            .count()
+            .saturating_sub(parts.len());
+        return end.saturating_sub(left_out);
+    }
+    let first_class = parts.iter().position(|p| p.starts_with(char::is_uppercase));
+    first_class.unwrap_or(parts.len()).max(1)
+}
+
+/// How many parts of `classname` are the dotted path of the `.py` `file`
+/// (`tests/test_a.py` in `tests.test_a.TestX`: 2), if it starts with it.
+fn file_module_end(classname: &str, file: &str) -> Option<usize> {
+    let module = file.strip_suffix(".py")?;
+    let mut class = classname.split('.');
+    let mut end = 0;
+    for dir in module.split(['/', '\\']) {
+        if dir.is_empty() || dir == "." {
+            continue;
+        }
+        if class.next() != Some(dir) {
+            return None;
+        }
+        end += 1;
+    }
+    (end > 0).then_some(end)
 }
 
 /// Whether a classname is a file's path (vitest's `math.test.js`).

@@ -205,6 +205,59 @@ fn xunit1_lines_become_one_based_and_output_is_kept() {
     assert!(outputs[0].contains("hello from test stderr\n"));
 }
 
+/// With xunit1's `file`, the classname's folders and module are the file's,
+/// whatever the case of the folders and classes (a capitalised folder was a
+/// class, a lowercase class the module).
+#[test]
+fn xunit1_files_tell_the_module_from_classes() {
+    let xml = r#"<testsuites name="pytest tests"><testsuite name="pytest">
+      <testcase classname="Tests.test_x" name="test_a" file="Tests/test_x.py" line="0"/>
+      <testcase classname="tests.test_lc.lower_case" name="test_m" file="tests/test_lc.py" line="2"/>
+      <testcase classname="tests.test_lc" name="test_f" file="tests/test_lc.py" line="3"/>
+      <testcase classname="pkg.test_w.TestW" name="test_w" file="pkg	est_w.py" line="3"/>
+      <testcase classname="Other.test_y" name="test_y" line="3"/>
+      </testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
+    let file = |name: &str| (name.to_string(), NodeKind::File);
+    let class = |name: &str| (name.to_string(), NodeKind::Suite);
+    assert_eq!(
+        ancestry(&events, &nodes["test_a"]),
+        [dir("Tests"), file("test_x.py")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["test_m"]),
+        [dir("tests"), file("test_lc.py"), class("lower_case")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["test_f"]),
+        [dir("tests"), file("test_lc.py")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["test_w"]),
+        [dir("pkg"), file("test_w.py"), class("TestW")]
+    );
+    // Without `file`, the case of the parts decides, as before.
+    assert_eq!(
+        ancestry(&events, &nodes["test_y"]),
+        [file("Other.py"), class("test_y")]
+    );
+    // A suite named by the classname's front (not pytest's) leaves it out.
+    assert_eq!(
+        pytest_module_end(
+            "tests.test_a.TestX",
+            &["test_a", "TestX"],
+            Some("tests/test_a.py")
+        ),
+        1
+    );
+    assert_eq!(
+        pytest_module_end("a.b", &["a", "b"], Some("elsewhere/b.py")),
+        2
+    );
+}
+
 /// unittest-xml-reporting writes `file` on the suite too, and 1-based lines.
 #[test]
 fn xmlrunner_lines_stay_one_based() {
