@@ -96,8 +96,8 @@ pub(crate) struct RawRun {
 
 #[derive(Debug, Args)]
 pub(crate) struct RawConvert {
-    /// Report files: JUnit XML, jest --json, vitest json, pytest-json-report, CTRF.
-    #[arg(required = true, value_name = "FILE")]
+    /// Report files: JUnit XML, jest --json, vitest json, pytest-json-report, CTRF; `-` reads stdin.
+    #[arg(required = true, value_name = "FILE|-")]
     pub files: Vec<PathBuf>,
     /// The input format [default: detected from content].
     #[arg(long, value_enum)]
@@ -201,9 +201,37 @@ pub(crate) struct RunConfig {
 
 #[derive(Debug)]
 pub(crate) struct ConvertConfig {
-    pub files: Vec<PathBuf>,
+    pub files: Vec<ReportInput>,
     pub input_format: Option<InputFormat>,
     pub output: OutputConfig,
+}
+
+/// Where `convert` reads one report from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ReportInput {
+    /// `-`: standard input, read whole as any pipe is (it cannot be read twice).
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl ReportInput {
+    fn from_arg(arg: PathBuf) -> ReportInput {
+        if arg.as_os_str() == "-" {
+            ReportInput::Stdin
+        } else {
+            ReportInput::File(arg)
+        }
+    }
+}
+
+impl std::fmt::Display for ReportInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReportInput::Stdin => f.write_str("standard input"),
+            ReportInput::File(path) => path.display().fmt(f),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -218,7 +246,7 @@ impl Config {
     pub(crate) fn from_args(args: RawArgs, teamcity_version: Option<&str>) -> Config {
         match args.command {
             Some(RawCommand::Convert(c)) => Config::Convert(ConvertConfig {
-                files: c.files,
+                files: c.files.into_iter().map(ReportInput::from_arg).collect(),
                 input_format: c.input_format,
                 output: OutputConfig::from_raw(c.output, teamcity_version),
             }),

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use tcrunner_protocol::{escape, unescape, Message, ParseEvent, Parser, ServiceMessage, Writer};
 
-use crate::cli::{CheckConfig, ConvertConfig, Dialect, InputFormat, OutputConfig};
+use crate::cli::{CheckConfig, ConvertConfig, Dialect, InputFormat, OutputConfig, ReportInput};
 use crate::event::TestEvent;
 use crate::exit;
 use crate::frameworks::{Framework, Jest, Pytest, Request, Vitest};
@@ -162,7 +162,7 @@ fn convert(input_format: Option<InputFormat>, data: &[u8], copies: usize) {
     let file = Scratch::new(data);
     for dialect in [Dialect::Intellij, Dialect::Teamcity] {
         let config = ConvertConfig {
-            files: vec![file.path.clone(); copies],
+            files: vec![ReportInput::File(file.path.clone()); copies],
             input_format,
             output: output(dialect),
         };

@@ -450,3 +450,95 @@ fn deep_values_and_repeated_keys_keep_their_failed_tests() {
         assert_eq!(check(&out.stdout).0, 0, "{name}");
     }
 }
+
+/// The `testSuiteStarted` messages of a stream: each suite's name and, in
+/// the intellij dialect, its parent's name.
+fn suites_of(stream: &[u8]) -> Vec<(String, Option<String>)> {
+    let mut names_by_id = std::collections::HashMap::new();
+    let mut suites = Vec::new();
+    let mut parser = Parser::new();
+    let mut take = |event: ParseEvent| {
+        if let ParseEvent::Message { message, .. } = event {
+            if message.name == "testSuiteStarted" {
+                let name = message.get("name").unwrap_or_default().to_string();
+                let parent = message
+                    .get("parentNodeId")
+                    .and_then(|id| names_by_id.get(id).cloned());
+                if let Some(id) = message.get("nodeId") {
+                    names_by_id.insert(id.to_string(), name.clone());
+                }
+                suites.push((name, parent));
+            }
+        }
+    };
+    parser.feed(stream, &mut take);
+    parser.finish(&mut take);
+    suites
+}
+
+/// Surefire 3.0.0-M4 to 3.5.2 write a JUnit 5 `@Nested` class's cases
+/// (`org.example.TestingAStackDemo$WhenNew`) in its outer class's suite:
+/// the nested class is a suite directly in it, named as Surefire's `$`
+/// names it below the outer class, not a package path `org > example`.
+#[test]
+fn surefire_nested_classes_are_suites_of_their_outer_class() {
+    let path = fixture("surefire-nested-classes.xml");
+    let outer = "org.example.TestingAStackDemo";
+    for format in ["intellij", "teamcity"] {
+        let out = convert(&["--format", format, path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        assert_eq!(check(&out.stdout).0, 0, "{format}");
+        let suites = suites_of(&out.stdout);
+        let names: Vec<&str> = suites.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [outer, "WhenNew", "WhenNew$AfterPushing"],
+            "{format}"
+        );
+        if format == "intellij" {
+            assert!(suites[1..].iter().all(|(_, p)| p.as_deref() == Some(outer)));
+        }
+    }
+}
+
+/// `tcrunner convert ARGS…` with `input` on its stdin.
+fn convert_piped(args: &[&str], input: &[u8]) -> Output {
+    let mut all = vec!["convert"];
+    all.extend_from_slice(args);
+    let mut child = tcrunner(&all)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run tcrunner convert");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("feed convert");
+    drop(stdin);
+    child.wait_with_output().expect("wait for convert")
+}
+
+/// `-` reads standard input, as `tcrunner check -` does (it was a missing
+/// file named `-`, exit 66); beside files, and for every format.
+#[test]
+fn a_dash_reads_standard_input() {
+    for name in ["jest.json", "vitest-junit.xml", "pytest-report.json"] {
+        let report = std::fs::read(fixture(name)).unwrap();
+        let out = convert_piped(&["-"], &report);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.is_empty(), "{name}: {stderr}");
+        assert_eq!(check(&out.stdout).0, 0, "{name}");
+        assert_eq!(stream_counts(&out.stdout), declared(name), "{name}");
+    }
+    let file = fixture("vitest-junit.xml");
+    let report = std::fs::read(fixture("jest.json")).unwrap();
+    let out = convert_piped(&[file.to_str().unwrap(), "-"], &report);
+    assert_eq!(out.status.code(), Some(1));
+    let finished = declared("vitest-junit.xml").finished + declared("jest.json").finished;
+    assert_eq!(stream_counts(&out.stdout).finished, finished);
+    // Problems name it.
+    let out = convert_piped(&["-"], b"");
+    assert_eq!(out.status.code(), Some(DATA_ERROR));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with("tcrunner: standard input: "), "{stderr}");
+}

@@ -9,8 +9,9 @@
 //! warning `Log` event).
 //!
 //! Tree: a file suite named by its path below the common directory of all
-//! files (the basename for a single file), one suite per `ancestorTitles`
-//! entry, the test named by `title`.
+//! files (the basename for a single file; a Windows path, `C:\proj\a.test.js`,
+//! is split at `\` too: [`super::file_names`]), one suite per
+//! `ancestorTitles` entry, the test named by `title`.
 //!
 //! Outcomes, as the live jest reporter gives them: `passed` → passed (a
 //! `test.failing` that failed as expected included), `failed` → failed,
@@ -24,16 +25,23 @@
 //! File level: a file with no `assertionResults` but a `message` or
 //! `status: failed` (an import error) gets an error pseudo-test
 //! `Test suite failed to run`. jest's file `message` repeats every failed
-//! test, so a file whose tests all passed but that has a `message` (an
-//! `afterAll` error) gets an error pseudo-test `afterAll hook`.
+//! test's text in a section of its own, headed `  ● ` and the test's titles
+//! joined by ` › `; a file-level error (an `afterAll` hook's) is a further
+//! section, headed `  ● Test suite failed to run`. Every section that is
+//! not a failed test's (colour codes aside) becomes an error pseudo-test
+//! `afterAll hook`, whether or not tests failed.
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::io::BufRead;
 
-use super::common::{Emitter, ReadError};
+use super::common::{non_empty, Emitter, ReadError};
 use super::js_json::{self, Flavor};
 
 const JEST: Flavor = Flavor {
     tool: "jest",
     message_repeats_failures: true,
+    // jest's titles are its describe blocks', and `describe('')` is one.
+    titles_may_start_with_file: false,
 };
 
 /// Reads one jest JSON report.
@@ -56,11 +64,95 @@ pub(crate) fn send(doc: serde_json::Value, out: &mut Emitter<'_>) -> Result<(), 
     js_json::send(js_json::from_value(doc)?, &JEST, out)
 }
 
+/// What jest joins a test's describe titles and its own with, in the
+/// section headings of a file `message` (jest-message-util's
+/// `ANCESTRY_SEPARATOR`).
+const TITLE_SEPARATOR: &str = " \u{203a} ";
+
+/// The headings jest gives the failed tests of one file, each counted as
+/// often as a failed test has it (two tests may share their titles).
+#[derive(Debug, Default)]
+pub(crate) struct FailedTitles(HashMap<String, usize>);
+
+impl FailedTitles {
+    /// Notes a failed test by its describe titles and its own.
+    pub(crate) fn add(&mut self, ancestors: &[String], title: &str) {
+        let mut heading = ancestors.join(TITLE_SEPARATOR);
+        if !ancestors.is_empty() {
+            heading.push_str(TITLE_SEPARATOR);
+        }
+        heading.push_str(title);
+        *self.0.entry(heading).or_default() += 1;
+    }
+
+    /// Whether `heading` is a failed test's not yet claimed; claims it.
+    fn claim(&mut self, heading: &str) -> bool {
+        match self.0.get_mut(heading) {
+            Some(left) if *left > 0 => {
+                *left -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The text of a jest file `message` that no failed test accounts for: the
+/// sections headed by anything but a failed test's titles (jest writes an
+/// `afterAll` error after the tests' as `● Test suite failed to run`).
+/// `None` when every section is a failed test's.
+pub(crate) fn file_level_sections(message: &str, mut failed: FailedTitles) -> Option<String> {
+    let mut kept = String::new();
+    // Text before the first heading belongs to no test.
+    let mut keep = true;
+    for line in message.split_inclusive('\n') {
+        if let Some(heading) = section_heading(&without_colours(line)) {
+            keep = !failed.claim(heading);
+        }
+        if keep {
+            kept.push_str(line);
+        }
+    }
+    non_empty(Some(&kept))
+}
+
+/// The title of a section heading line, `  ● title` (jest-message-util's
+/// indent and bullet; a section's body is indented further).
+fn section_heading(line: &str) -> Option<&str> {
+    let title = line.strip_prefix("  \u{25cf} ")?;
+    Some(title.trim_end_matches(['\n', '\r']))
+}
+
+/// `line` without ANSI colour codes (`ESC [ … m`), which jest writes into
+/// the message when its output goes to a terminal.
+fn without_colours(line: &str) -> Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return Cow::Borrowed(line);
+    }
+    let mut plain = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("\x1b[") {
+        plain.push_str(&rest[..at]);
+        let code = &rest[at + 2..];
+        let params = code
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(code.len());
+        // The parameters and the one letter that ends them.
+        let end = code[params..]
+            .chars()
+            .next()
+            .map_or(params, |c| params + c.len_utf8());
+        rest = &code[end..];
+    }
+    plain.push_str(rest);
+    Cow::Owned(plain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::convert::testing::{counts, events_of, sample};
-    use crate::event::Outcome;
+    use crate::event::{Outcome, TestEvent};
 
     #[test]
     fn counts_match_the_report() {
@@ -78,5 +170,74 @@ mod tests {
         assert_eq!(c[&Outcome::Todo], n("numTodoTests"));
         // The import-error file is a pseudo-test jest does not count.
         assert_eq!(c[&Outcome::Error], n("numRuntimeErrorTestSuites"));
+    }
+
+    #[test]
+    fn an_after_all_error_beside_failed_tests_is_kept() {
+        // b1-hook.test.js: `afterAll` throws in a file where another test failed.
+        let bytes = sample("jest-afterall.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        let c = counts(&events);
+        assert_eq!((c[&Outcome::Failed], c[&Outcome::Error]), (1, 1));
+        let error = events.iter().find_map(|e| match e {
+            TestEvent::Finished(r) if r.outcome == Outcome::Error => Some(r),
+            _ => None,
+        });
+        let error = error.expect("an error pseudo-test");
+        assert_eq!(error.message.as_deref(), Some("afterAll broke"));
+        let details = error.details.as_deref().unwrap_or_default();
+        assert!(
+            details.starts_with("● Test suite failed to run"),
+            "{details}"
+        );
+        assert!(!details.contains("Received: 1"), "{details}");
+        let names: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Test(n) => Some(n.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, ["ok", "fails", js_json::FILE_ERROR]);
+    }
+
+    #[test]
+    fn sections_of_failed_tests_are_not_file_errors() {
+        let mut failed = FailedTitles::default();
+        failed.add(&["outer".into(), "inner".into()], "fails");
+        failed.add(&[], "Test suite failed to run");
+        let tests_only = "  \u{25cf} outer \u{203a} inner \u{203a} fails\n\n    boom\n";
+        assert_eq!(
+            file_level_sections(tests_only, FailedTitles::default()).as_deref(),
+            Some(tests_only.trim())
+        );
+        let mut one = FailedTitles::default();
+        one.add(&["outer".into(), "inner".into()], "fails");
+        assert_eq!(file_level_sections(tests_only, one), None);
+        // Coloured headings; a test titled like jest's own heading claims
+        // one section, the hook's is the other.
+        let message = "\x1b[1m\x1b[31m  \x1b[1m\u{25cf} \x1b[22mouter \u{203a} inner \u{203a} fails\x1b[39m\x1b[22m\n\n    boom\n\n\
+            \x20 \u{25cf} Test suite failed to run\n\n    first\n\n\
+            \x20 \u{25cf} Test suite failed to run\n\n    hook broke\n";
+        let kept = file_level_sections(message, failed).unwrap();
+        assert_eq!(kept, "\u{25cf} Test suite failed to run\n\n    hook broke");
+    }
+
+    #[test]
+    fn windows_paths_are_named_below_their_common_folder() {
+        let json = r#"{"numTotalTestSuites":2,"numRuntimeErrorTestSuites":0,"testResults":[
+          {"name":"C:\\proj\\src\\math.test.js","status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"t1","status":"passed"}]},
+          {"name":"C:\\proj\\src\\deep\\hook.test.js","status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":[],"title":"t2","status":"passed"}]}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        let files: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Suite(n) => Some(n.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(files, ["math.test.js", "deep/hook.test.js"]);
     }
 }

@@ -3,7 +3,6 @@
 //! per test with `ancestorTitles`, `title`, `status`, `duration`,
 //! `failureMessages`, `location`). The per-format modules say where they differ.
 use std::io::BufRead;
-use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -11,6 +10,8 @@ use serde_json::Value;
 use super::common::{
     line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
 };
+use super::file_names::Root;
+use super::jest_json::{file_level_sections, FailedTitles};
 use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
@@ -18,10 +19,16 @@ use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 pub(crate) struct Flavor {
     /// `jest`, `vitest`: for log messages.
     pub tool: &'static str,
-    /// jest's file `message` repeats every failed test's text, so it marks a
-    /// file-level error only when no test failed; vitest's holds only the
-    /// file-level error.
+    /// jest's file `message` repeats every failed test's text, one section
+    /// each ([`file_level_sections`] takes those out); vitest's
+    /// holds only the file-level error.
     pub message_repeats_failures: bool,
+    /// vitest 1 puts its file's unnamed default suite first in every test's
+    /// `ancestorTitles` (`["", "outer"]`, [vitest#5834]); vitest 2 and jest
+    /// do not, and there an empty title is a real `describe('')`.
+    ///
+    /// [vitest#5834]: https://github.com/vitest-dev/vitest/issues/5834
+    pub titles_may_start_with_file: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -184,8 +191,8 @@ pub(crate) fn send(
 /// Sends a report's files one at a time.
 struct Files<'f> {
     flavor: &'f Flavor,
-    /// The directory every file is in, which file suites are named below.
-    root: Option<PathBuf>,
+    /// The folder every file is in, which file suites are named below.
+    root: Root,
     /// Numbers the nodes of every file.
     tree: Grouper,
     /// Said at the end of the report.
@@ -195,10 +202,9 @@ struct Files<'f> {
 impl<'f> Files<'f> {
     /// For the report whose files are `names`.
     fn new<'n>(flavor: &'f Flavor, names: impl Iterator<Item = Option<&'n str>>) -> Self {
-        let paths: Vec<PathBuf> = names.map(|n| PathBuf::from(n.unwrap_or(""))).collect();
         Files {
             flavor,
-            root: common_dir(&paths),
+            root: Root::common(names),
             tree: Grouper::default(),
             warnings: Vec::new(),
         }
@@ -206,16 +212,26 @@ impl<'f> Files<'f> {
 
     fn send(&mut self, file: FileResult, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         let flavor = self.flavor;
-        let path = PathBuf::from(file.name.as_deref().unwrap_or(""));
         let abs = file.name.clone().filter(|n| !n.is_empty());
-        let display = display_name(&path, self.root.as_deref());
+        let display = self.root.display_name(file.name.as_deref().unwrap_or(""));
         let mut file_spec = SuiteSpec::new(display.clone(), NodeKind::File);
         file_spec.file = abs.clone();
         let mut any_failed = false;
         let count = file.assertion_results.len();
+        let message = non_empty(file.message.as_deref());
+        // The section titles jest gives failed tests, to tell them from
+        // file-level errors in its `message`.
+        let mut failed_titles = FailedTitles::default();
+        let titles_needed = flavor.message_repeats_failures && message.is_some();
+        let skip = usize::from(
+            flavor.titles_may_start_with_file && titles_start_with_file(&file.assertion_results),
+        );
         for a in file.assertion_results {
+            if titles_needed && a.status.as_deref() == Some("failed") {
+                failed_titles.add(&a.ancestor_titles, a.title.as_deref().unwrap_or(""));
+            }
             let mut suite_path = vec![file_spec.clone()];
-            for title in a.ancestor_titles.iter() {
+            for title in a.ancestor_titles.iter().skip(skip) {
                 let mut spec = SuiteSpec::new(title.clone(), NodeKind::Suite);
                 spec.file = abs.clone();
                 suite_path.push(spec);
@@ -224,14 +240,16 @@ impl<'f> Files<'f> {
             any_failed |= test.result.outcome == Outcome::Failed;
             self.tree.add(&suite_path, test);
         }
-        let message = non_empty(file.message.as_deref());
         let failed = file.status.as_deref() == Some("failed");
+        let message = if message.is_some() && any_failed && flavor.message_repeats_failures {
+            file_level_sections(file.message.as_deref().unwrap_or(""), failed_titles)
+        } else {
+            message
+        };
         let pseudo = if count == 0 {
             (message.is_some() || failed).then_some(FAILED_TO_RUN)
-        } else if message.is_some() && (!flavor.message_repeats_failures || !any_failed) {
-            Some(FILE_ERROR)
         } else {
-            None
+            message.is_some().then_some(FILE_ERROR)
         };
         if let Some(name) = pseudo {
             let text = message
@@ -281,6 +299,18 @@ impl<'f> Files<'f> {
         }
         Ok(())
     }
+}
+
+/// Whether the first of every test's `ancestorTitles` is empty: vitest 1's
+/// default suite, which is the file. Every test is in it; a vitest 2 file
+/// whose tests are all in one `describe('')` looks the same, and losing
+/// that one nameless level there costs less than an empty suite in every
+/// file of vitest 1.
+fn titles_start_with_file(tests: &[Assertion]) -> bool {
+    !tests.is_empty()
+        && tests
+            .iter()
+            .all(|a| a.ancestor_titles.first().is_some_and(String::is_empty))
 }
 
 fn assertion(a: Assertion, file: Option<String>) -> TestNode {
@@ -368,35 +398,6 @@ fn headline(text: &str) -> String {
         .to_string()
 }
 
-/// The deepest directory all absolute `paths` share; `None` for fewer than two.
-fn common_dir(paths: &[PathBuf]) -> Option<PathBuf> {
-    if paths.len() < 2 {
-        return None;
-    }
-    let mut common: Vec<Component<'_>> = paths[0].parent()?.components().collect();
-    for path in &paths[1..] {
-        let dir: Vec<Component<'_>> = path.parent()?.components().collect();
-        let keep = common.iter().zip(&dir).take_while(|(a, b)| a == b).count();
-        common.truncate(keep);
-    }
-    (!common.is_empty()).then(|| common.iter().collect())
-}
-
-/// A file suite's name: its path below the common root, else its basename.
-fn display_name(path: &Path, root: Option<&Path>) -> String {
-    let shown = root
-        .and_then(|r| path.strip_prefix(r).ok())
-        .filter(|p| !p.as_os_str().is_empty())
-        .or_else(|| path.file_name().map(Path::new))
-        .unwrap_or(path);
-    let text = shown.to_string_lossy().replace('\\', "/");
-    if text.is_empty() {
-        "(unnamed file)".to_string()
-    } else {
-        text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,6 +411,7 @@ mod tests {
         let flavor = Flavor {
             tool: "jest",
             message_repeats_failures: true,
+            titles_may_start_with_file: false,
         };
         for text in [sample("jest.json"), sample("vitest.json"), odd.into()] {
             let once = events_of(|out| read(&text[..], &flavor, out)).unwrap();
@@ -426,19 +428,6 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["a/x.test.js", "u", "b/y.test.js", FAILED_TO_RUN]);
-    }
-
-    #[test]
-    fn file_names_are_relative_to_the_common_root() {
-        let paths = [
-            PathBuf::from("/p/a/x.test.js"),
-            PathBuf::from("/p/b/y.test.js"),
-        ];
-        let root = common_dir(&paths);
-        assert_eq!(root.as_deref(), Some(Path::new("/p")));
-        assert_eq!(display_name(&paths[0], root.as_deref()), "a/x.test.js");
-        assert_eq!(display_name(Path::new("/p/a/x.test.js"), None), "x.test.js");
-        assert_eq!(display_name(Path::new(""), None), "(unnamed file)");
     }
 
     #[test]

@@ -19,7 +19,9 @@
 //!   (vitest `math.test.js`), equal to its suite's or test's name (Surefire's
 //!   suite per class, jest-junit's `{classname} {title}`), or not a dotted
 //!   identifier stays one suite or none; a classname that starts with its
-//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest. A
+//!   suite's name and a dot (`pkg` → `pkg.FooTest`) adds only the rest, and
+//!   so does one that goes on with a `$` (Surefire 3.0.0-M4 to 3.5.2 write a
+//!   `@Nested` class `pkg.Outer$Inner`'s cases in `pkg.Outer`: `Inner`). A
 //!   classname that is the last words of the test's name (mocha-junit-reporter:
 //!   the title, of the full title, or with `testCaseSwitchClassnameAndName`
 //!   the full title of the title), that names an enclosing suite with other
@@ -32,12 +34,17 @@
 //!   is test `passes` in suites `outer` and `inner`, as in a live run.
 //!   For pytest (a suite named `pytest` or a `.py` file) the part before the
 //!   first capitalised one is the module, a file suite named `<part>.py` (with
-//!   the xunit1 `file`), and the parts before it are directory suites.
+//!   the xunit1 `file`), and the parts before it are directory suites; with
+//!   the xunit1 `file` (`Tests/test_x.py`) and a classname that starts with
+//!   its dotted path (`Tests.test_x.lower_case`), the file's parts are the
+//!   folders and module and the rest are classes, whatever their case.
 //!   A classname that comes back after others (pytest-xdist writes cases in
 //!   the order its workers finished them) goes back into its suite, which
 //!   stays open until its `<testsuite>` ends (up to `PARKED_LIMIT` left
 //!   behind at a time).
-//! - `time` is seconds, truncated to whole ms. `line` is taken as 1-based except
+//! - `time` is seconds, truncated to whole ms; a decimal comma (`0,002`,
+//!   `1.234,5`) is read as one, and `,` grouping thousands (`1,000.5`,
+//!   `1,234`) as that ([`with_decimal_point`] has the rule). `line` is taken as 1-based except
 //!   for pytest's xunit1 `.py` files, where it is the 0-based `def` line
 //!   (unittest-xml-reporting's are 1-based: told apart by the `file` it
 //!   writes on `<testsuite>`, which pytest does not).
@@ -48,6 +55,10 @@
 //!   other `<skipped>` → skipped with `message` (or the text), and so is a
 //!   case gtest marks `status="notrun"` (`DISABLED_`) or `result="skipped"`/
 //!   `"suppressed"`.
+//! - `<failure>`/`<error>` directly in a `<testsuite>` (Ant's
+//!   XMLJUnitResultFormatter: a class-level error, counted as a test) → a
+//!   failed/error test in that suite named by the element's `type`, else
+//!   `suite failure`/`suite error`, with its message and text.
 //! - `<system-out>`/`<system-err>` in a case → output of that test; at suite
 //!   level → output of the suite (of the run if the suite had no test yet).
 //! - Text, CDATA, predefined and numeric entities are decoded; an unknown
@@ -122,6 +133,13 @@ struct Frame {
     /// suite. Done when the `<testsuite>` ends, or [`PARKED_LIMIT`] at a time.
     parked: FastMap<String, (u64, String)>,
 }
+
+/// The name of the test for an `<error>` with no `type` directly in a
+/// `<testsuite>`.
+const SUITE_ERROR: &str = "suite error";
+/// The name of the test for a `<failure>` with no `type` directly in a
+/// `<testsuite>`.
+const SUITE_FAILURE: &str = "suite failure";
 
 /// Parked classname suites per `<testsuite>` before they are all done: the
 /// memory a file of ever-new classnames may hold.
@@ -427,6 +445,7 @@ impl State {
                 Elem::Case
             }
             (Some(Elem::Case), b"failure" | b"error" | b"skipped")
+            | (Some(Elem::Suite), b"failure" | b"error")
             | (Some(Elem::Case | Elem::Suite), b"system-out" | b"system-err") => {
                 let capture = match tag {
                     b"failure" => Capture::Failure,
@@ -474,7 +493,10 @@ impl State {
                     (Capture::Failure, Some(case)) => add_problem(&mut case.failure, problem),
                     (Capture::Error, Some(case)) => add_problem(&mut case.error, problem),
                     (Capture::Skipped, Some(case)) => add_problem(&mut case.skipped, problem),
-                    (_, None) => {}
+                    (Capture::Failure | Capture::Error, None) => {
+                        self.send_suite_problem(capture == Capture::Error, problem, out)?
+                    }
+                    (Capture::Skipped, None) => {}
                 }
             }
             Elem::Case => {
@@ -529,7 +551,8 @@ impl State {
                 parts.extend(case.name[..end].split(" > "));
             }
             let file = case.file.as_deref().filter(|_| pytest);
-            self.sync_classes(frame_index, &parts, pytest, file, out)?;
+            let module_end = pytest.then(|| pytest_module_end(&case.classname, &parts, file));
+            self.sync_classes(frame_index, &parts, module_end, file, out)?;
             // The same parts for the next case with this classname, unless
             // they depend on the case's own name.
             self.frames[frame_index].classes_of =
@@ -596,12 +619,59 @@ impl State {
         Ok(())
     }
 
-    /// Makes the open classname suites of the frame equal `parts`.
+    /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
+    /// XMLJUnitResultFormatter writes a class-level error there, such as a
+    /// failed static initialiser, and counts it as a test): a test of its own
+    /// in that suite, named by the element's `type`, else
+    /// [`SUITE_ERROR`]/[`SUITE_FAILURE`], so the report's failure is not lost.
+    fn send_suite_problem(
+        &mut self,
+        is_error: bool,
+        problem: Problem,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let frame_index = self.frames.len() - 1;
+        // It belongs to the suite, not to the class of the case before it.
+        self.sync_classes(frame_index, &[], None, None, out)?;
+        let frame = &mut self.frames[frame_index];
+        frame.classes_of = None;
+        frame.started = true;
+        let parent = frame.id.clone();
+        let fallback = if is_error { SUITE_ERROR } else { SUITE_FAILURE };
+        let name = non_empty(problem.kind.as_deref()).unwrap_or_else(|| fallback.to_string());
+        let (message, details) = describe(problem);
+        let node = Node {
+            id: self.next_id(out),
+            parent,
+            name,
+            kind: NodeKind::Test,
+            ..Node::default()
+        };
+        let result = TestResult {
+            outcome: if is_error {
+                Outcome::Error
+            } else {
+                Outcome::Failed
+            },
+            message,
+            details,
+            ..TestResult::default()
+        };
+        out.test(TestNode {
+            node,
+            result,
+            ..TestNode::default()
+        })
+    }
+
+    /// Makes the open classname suites of the frame equal `parts`; for
+    /// pytest, the first `module_end` of them are folders and a module
+    /// ([`pytest_module_end`]).
     fn sync_classes(
         &mut self,
         frame_index: usize,
         parts: &[&str],
-        pytest: bool,
+        module_end: Option<usize>,
         file: Option<&str>,
         out: &mut Emitter<'_>,
     ) -> Result<(), ReadError> {
@@ -620,14 +690,6 @@ impl State {
         if frame.parked.len() > PARKED_LIMIT {
             finish_parked(frame, out)?;
         }
-        // pytest's classname is `pkg.module.Class.Inner`: the last lowercase part
-        // before the first capitalised one is the module.
-        let module = if pytest {
-            let first_class = parts.iter().position(|p| p.starts_with(char::is_uppercase));
-            Some(first_class.unwrap_or(parts.len()).saturating_sub(1))
-        } else {
-            None
-        };
         for (depth, part) in parts.iter().enumerate().skip(keep) {
             let frame = &mut self.frames[frame_index];
             if !frame.parked.is_empty() {
@@ -641,9 +703,9 @@ impl State {
                     continue;
                 }
             }
-            let kind = match module {
-                Some(m) if depth < m => NodeKind::Dir,
-                Some(m) if depth == m => NodeKind::File,
+            let kind = match module_end {
+                Some(end) if depth + 1 < end => NodeKind::Dir,
+                Some(end) if depth + 1 == end => NodeKind::File,
                 _ => NodeKind::Suite,
             };
             // Named as the live pytest tree names a module: by its file.
@@ -749,12 +811,14 @@ fn trim_block(text: &str) -> Option<String> {
 }
 
 /// `classname` without its `<testsuite>`'s name in front: Surefire names the
-/// suite after the class, aggregators after the package.
+/// suite after the class, aggregators after the package, and Surefire
+/// 3.0.0-M4 to 3.5.2 write the cases of a JUnit 5 `@Nested` class
+/// `pkg.Outer$Inner` in `pkg.Outer`'s suite, where it is `Inner`.
 fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
     let classname = classname.trim();
     classname
         .strip_prefix(suite)
-        .and_then(|r| r.strip_prefix('.'))
+        .and_then(|r| r.strip_prefix('.').or_else(|| r.strip_prefix('$')))
         .unwrap_or(classname)
 }
 
@@ -827,6 +891,44 @@ fn class_parts<'c>(classname: &'c str, suite: &str) -> Vec<&'c str> {
     }
 }
 
+/// How many of a pytest classname's `parts` are its folders and module
+/// (`pkg.module.Class.Inner`). With the xunit1 `file`, when the classname
+/// starts with its dotted path (`Tests/test_x.py`, `Tests.test_x`), those;
+/// else up to the last part before the first capitalised one, which is
+/// wrong for a capitalised folder or a lowercase class, so the file decides
+/// when there is one. `parts` may lack the front of the classname its
+/// `<testsuite>` is named by. Runs only when the classname changes.
+fn pytest_module_end(classname: &str, parts: &[&str], file: Option<&str>) -> usize {
+    if let Some(end) = file.and_then(|f| file_module_end(classname.trim(), f)) {
+        let left_out = classname
+            .trim()
+            .split('.')
+            .count()
+            .saturating_sub(parts.len());
+        return end.saturating_sub(left_out);
+    }
+    let first_class = parts.iter().position(|p| p.starts_with(char::is_uppercase));
+    first_class.unwrap_or(parts.len()).max(1)
+}
+
+/// How many parts of `classname` are the dotted path of the `.py` `file`
+/// (`tests/test_a.py` in `tests.test_a.TestX`: 2), if it starts with it.
+fn file_module_end(classname: &str, file: &str) -> Option<usize> {
+    let module = file.strip_suffix(".py")?;
+    let mut class = classname.split('.');
+    let mut end = 0;
+    for dir in module.split(['/', '\\']) {
+        if dir.is_empty() || dir == "." {
+            continue;
+        }
+        if class.next() != Some(dir) {
+            return None;
+        }
+        end += 1;
+    }
+    (end > 0).then_some(end)
+}
+
 /// Whether a classname is a file's path (vitest's `math.test.js`).
 fn is_file_path(classname: &str) -> bool {
     const FILE_EXTENSIONS: &[&str] = &[
@@ -849,18 +951,57 @@ fn attr(e: &BytesStart<'_>, key: &[u8]) -> Option<String> {
     Some(attr_value(&a.value).into_owned())
 }
 
-/// A `time` attribute (seconds, maybe with `,` thousands separators) in
-/// whole milliseconds.
+/// A `time` attribute (seconds) in whole milliseconds. Writers formatting
+/// with their locale's number format give a decimal comma (`0,002`,
+/// `1.234,5`) or `,` thousands separators (`1,000.5`, Surefire):
+/// [`with_decimal_point`] tells them apart.
 fn seconds(value: &str) -> Option<u64> {
-    if let Some(ms) = plain_millis(value.as_bytes()) {
-        return Some(ms);
-    }
+    plain_millis(value.as_bytes()).or_else(|| other_seconds(value))
+}
+
+/// [`seconds`] of what is not plainly written: kept out of line, so the
+/// plain case, nearly every one, stays as small as it was.
+#[cold]
+#[inline(never)]
+fn other_seconds(value: &str) -> Option<u64> {
+    let value = value.trim();
     let parsed = if value.contains(',') {
-        value.replace(',', "").trim().parse()
+        with_decimal_point(value).parse()
     } else {
-        value.trim().parse()
+        value.parse()
     };
     parsed.ok().and_then(|secs: f64| to_ms(secs, 1000.0))
+}
+
+/// A number with `,` in it rewritten with `.` as its decimal separator and
+/// no thousands separators. With both `,` and `.`, the last one is the
+/// decimal separator and the other groups thousands. Several `,` alone group
+/// thousands, and so does one followed by exactly three digits after a
+/// non-zero whole part (`1,234` is 1234, as Jenkins reads it); any other
+/// lone `,` is a decimal comma (`0,002`, `1,5`, `0,500`).
+fn with_decimal_point(value: &str) -> String {
+    let last_comma = value.rfind(',');
+    let decimal_comma = match (last_comma, value.rfind('.')) {
+        (Some(comma), Some(dot)) => comma > dot,
+        (Some(comma), None) => {
+            let (whole, fraction) = (&value[..comma], &value[comma + 1..]);
+            let groups_thousands = fraction.len() == 3
+                && fraction.bytes().all(|b| b.is_ascii_digit())
+                && whole.bytes().any(|b| matches!(b, b'1'..=b'9'));
+            !whole.contains(',') && !groups_thousands
+        }
+        (None, _) => false,
+    };
+    let mut number = String::with_capacity(value.len());
+    for (at, c) in value.char_indices() {
+        match c {
+            ',' if decimal_comma && Some(at) == last_comma => number.push('.'),
+            ',' => {}
+            '.' if decimal_comma => {}
+            _ => number.push(c),
+        }
+    }
+    number
 }
 
 /// A problem at byte `pos` of the file.

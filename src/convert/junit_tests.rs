@@ -205,6 +205,59 @@ fn xunit1_lines_become_one_based_and_output_is_kept() {
     assert!(outputs[0].contains("hello from test stderr\n"));
 }
 
+/// With xunit1's `file`, the classname's folders and module are the file's,
+/// whatever the case of the folders and classes (a capitalised folder was a
+/// class, a lowercase class the module).
+#[test]
+fn xunit1_files_tell_the_module_from_classes() {
+    let xml = r#"<testsuites name="pytest tests"><testsuite name="pytest">
+      <testcase classname="Tests.test_x" name="test_a" file="Tests/test_x.py" line="0"/>
+      <testcase classname="tests.test_lc.lower_case" name="test_m" file="tests/test_lc.py" line="2"/>
+      <testcase classname="tests.test_lc" name="test_f" file="tests/test_lc.py" line="3"/>
+      <testcase classname="pkg.test_w.TestW" name="test_w" file="pkg	est_w.py" line="3"/>
+      <testcase classname="Other.test_y" name="test_y" line="3"/>
+      </testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
+    let file = |name: &str| (name.to_string(), NodeKind::File);
+    let class = |name: &str| (name.to_string(), NodeKind::Suite);
+    assert_eq!(
+        ancestry(&events, &nodes["test_a"]),
+        [dir("Tests"), file("test_x.py")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["test_m"]),
+        [dir("tests"), file("test_lc.py"), class("lower_case")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["test_f"]),
+        [dir("tests"), file("test_lc.py")]
+    );
+    assert_eq!(
+        ancestry(&events, &nodes["test_w"]),
+        [dir("pkg"), file("test_w.py"), class("TestW")]
+    );
+    // Without `file`, the case of the parts decides, as before.
+    assert_eq!(
+        ancestry(&events, &nodes["test_y"]),
+        [file("Other.py"), class("test_y")]
+    );
+    // A suite named by the classname's front (not pytest's) leaves it out.
+    assert_eq!(
+        pytest_module_end(
+            "tests.test_a.TestX",
+            &["test_a", "TestX"],
+            Some("tests/test_a.py")
+        ),
+        1
+    );
+    assert_eq!(
+        pytest_module_end("a.b", &["a", "b"], Some("elsewhere/b.py")),
+        2
+    );
+}
+
 /// unittest-xml-reporting writes `file` on the suite too, and 1-based lines.
 #[test]
 fn xmlrunner_lines_stay_one_based() {
@@ -443,6 +496,43 @@ fn nested_suites_duplicates_and_suite_output() {
         (error.outcome, error.message.as_deref()),
         (Outcome::Error, Some("/ by zero"))
     );
+}
+
+#[test]
+fn a_problem_directly_in_a_testsuite_is_a_test_of_it() {
+    // Ant's XMLJUnitResultFormatter on a class whose static initialiser threw.
+    let ant = r#"<testsuite name="com.x.BrokenTest" tests="1" failures="0" errors="1"><error message="class init failed" type="java.lang.ExceptionInInitializerError">stack</error></testsuite>"#;
+    let events = events_of(|out| read(ant.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let error = result_of(&events, &nodes, "java.lang.ExceptionInInitializerError");
+    assert_eq!(
+        (
+            error.outcome,
+            error.message.as_deref(),
+            error.details.as_deref()
+        ),
+        (Outcome::Error, Some("class init failed"), Some("stack"))
+    );
+    let chain = ancestry(&events, &nodes["java.lang.ExceptionInInitializerError"]);
+    assert_eq!(chain, [("com.x.BrokenTest".to_string(), NodeKind::Suite)]);
+    // Among cases of a class, untyped: in the suite, not in the class, and
+    // the class's cases after it stay in one class suite.
+    let xml = r#"<testsuite name="s"><testcase classname="a.B" name="t1"/><failure>boom
+at x</failure><testcase classname="a.B" name="t2"/></testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let failure = result_of(&events, &nodes, SUITE_FAILURE);
+    assert_eq!(
+        (failure.outcome, failure.message.as_deref()),
+        (Outcome::Failed, Some("boom"))
+    );
+    assert_eq!(ancestry(&events, &nodes[SUITE_FAILURE]).len(), 1);
+    assert_eq!(
+        ancestry(&events, &nodes["t2"]),
+        ancestry(&events, &nodes["t1"])
+    );
+    let suites = events.iter().filter(|e| matches!(e, TestEvent::Suite(_)));
+    assert_eq!(suites.count(), 3);
 }
 
 #[test]
@@ -691,6 +781,35 @@ fn plain_times_read_as_the_float_route_reads_them() {
     ] {
         assert_eq!(plain_millis(other.as_bytes()), None, "{other}");
     }
+}
+
+#[test]
+fn decimal_commas_and_thousands_separators_in_times() {
+    let cases = [
+        // A decimal comma (locales that write one).
+        ("0,002", Some(2)),
+        ("0,010", Some(10)),
+        ("1,5", Some(1_500)),
+        ("0,500", Some(500)),
+        ("1,2345", Some(1_234)),
+        ("1.234,5", Some(1_234_500)),
+        ("1.234.567,25", Some(1_234_567_250)),
+        (" 2,5 ", Some(2_500)),
+        // Thousands grouped (Surefire's `1,000.5`; Jenkins reads `1,234` so).
+        ("1,000.5", Some(1_000_500)),
+        ("1,234", Some(1_234_000)),
+        ("12,345", Some(12_345_000)),
+        ("1,234,567", Some(1_234_567_000)),
+        ("0.5", Some(500)),
+        (",", None),
+    ];
+    for (text, ms) in cases {
+        assert_eq!(seconds(text), ms, "{text}");
+    }
+    let xml = r#"<testsuite name="S"><testcase classname="S" name="a" time="0,002"/></testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(result_of(&events, &nodes, "a").duration_ms, Some(2));
 }
 
 #[test]

@@ -15,6 +15,7 @@
 mod common;
 mod ctrf;
 mod detect;
+mod file_names;
 mod jest_json;
 mod js_json;
 mod json_stream;

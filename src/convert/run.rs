@@ -1,6 +1,7 @@
-//! The `convert` command: every file in order into one pipeline. A file that
-//! is missing or malformed is reported on stderr and does not stop the
-//! others; what was read before a problem is still sent.
+//! The `convert` command: every file in order into one pipeline (`-` is
+//! standard input, read as any pipe is). A file that is missing or
+//! malformed is reported on stderr and does not stop the others; what was
+//! read before a problem is still sent.
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
 use std::path::Path;
@@ -10,7 +11,7 @@ use serde_json::Value;
 use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
 use super::{ctrf, jest_json, junit, lenient, pytest_json, vitest_json};
-use crate::cli::{ConvertConfig, InputFormat};
+use crate::cli::{ConvertConfig, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, TestEvent, TestResult};
 use crate::exit;
 use crate::report::Pipeline;
@@ -81,15 +82,21 @@ pub(crate) fn run_with(
         failed: false,
     };
     let mut worst = exit::SUCCESS;
-    for (index, path) in config.files.iter().enumerate() {
+    for (index, input) in config.files.iter().enumerate() {
         let mut emitter = Emitter::new(&mut sink, format!("{}:", index + 1));
-        match convert_file(path, config.input_format, &mut emitter) {
+        let converted = match input {
+            ReportInput::Stdin => {
+                convert_stream(io::stdin().lock(), None, config.input_format, &mut emitter)
+            }
+            ReportInput::File(path) => convert_file(path, config.input_format, &mut emitter),
+        };
+        match converted {
             Ok(()) => {}
             Err(FileError::Read(ReadError::Output(e))) => return Err(ConvertError::Output(e)),
             Err(e) => {
                 // One line per problem, whatever the parser's text holds.
                 let text = e.to_string().replace(['\n', '\r'], " ");
-                let _ = writeln!(errors, "tcrunner: {}: {text}", path.display());
+                let _ = writeln!(errors, "tcrunner: {input}: {text}");
                 worst = worst.max(e.exit_code());
             }
         }
@@ -136,9 +143,23 @@ fn convert_file(
     if meta.is_dir() {
         return Err(FileError::Directory);
     }
-    let mut file = File::open(path).map_err(FileError::Unreadable)?;
+    let file = File::open(path).map_err(FileError::Unreadable)?;
+    // A file that can be read again: the JSON of jest and vitest is then
+    // read entry by entry, in memory that does not grow with it.
+    let again = meta.is_file().then_some(path);
+    convert_stream(file, again, format, out)
+}
+
+/// Converts one report from `input`; `again` is its file when that can be
+/// opened and read a second time.
+fn convert_stream(
+    mut input: impl Read,
+    again: Option<&Path>,
+    format: Option<InputFormat>,
+    out: &mut Emitter<'_>,
+) -> Result<(), FileError> {
     let mut prefix = Vec::with_capacity(SNIFF_LEN);
-    (&mut file)
+    (&mut input)
         .take(SNIFF_LEN as u64)
         .read_to_end(&mut prefix)
         .map_err(FileError::Unreadable)?;
@@ -151,7 +172,7 @@ fn convert_file(
         return Err(FileError::Utf16);
     }
     let sniffed = detect::sniff(&prefix);
-    let input = BufReader::with_capacity(64 * 1024, Cursor::new(prefix).chain(file));
+    let input = BufReader::with_capacity(64 * 1024, Cursor::new(prefix).chain(input));
     let format = match format {
         Some(format) => format,
         None => match sniffed {
@@ -177,13 +198,11 @@ fn convert_file(
             }
         },
     };
-    // A file that can be read again: the JSON of jest and vitest is then
-    // read entry by entry, in memory that does not grow with it.
-    let sent = match format {
-        InputFormat::JestJson if meta.is_file() => {
+    let sent = match (format, again) {
+        (InputFormat::JestJson, Some(path)) => {
             jest_json::read_twice(input, reopen(path).map_err(FileError::Unreadable)?, out)
         }
-        InputFormat::VitestJson if meta.is_file() => {
+        (InputFormat::VitestJson, Some(path)) => {
             vitest_json::read_twice(input, reopen(path).map_err(FileError::Unreadable)?, out)
         }
         _ => read(format, input, out),

@@ -8,7 +8,10 @@
 //! `--includeTaskLocation`; `tags` become node tags.
 //!
 //! Tree and outcomes as for jest (`test.fails` is `passed` here too); there
-//! are no expected/actual values.
+//! are no expected/actual values. vitest 1 starts every test's
+//! `ancestorTitles` with an empty title, its file's default suite: when
+//! every test of a file has one, it is dropped, so no file gets an unnamed
+//! suite (an empty title elsewhere is a `describe('')` and stays).
 //!
 //! File level: a file with no `assertionResults` (an import error) gets an
 //! error pseudo-test `Test suite failed to run` carrying the file `message`.
@@ -29,6 +32,7 @@ use super::js_json::{self, Flavor};
 const VITEST: Flavor = Flavor {
     tool: "vitest",
     message_repeats_failures: false,
+    titles_may_start_with_file: true,
 };
 
 /// Reads one vitest JSON report.
@@ -101,5 +105,45 @@ mod tests {
             matches!(e, TestEvent::Log { level: LogLevel::Warning, text } if text.starts_with("b.test.js"))
         });
         assert!(warned, "{events:#?}");
+    }
+
+    /// The suite names of a file's tree, in order.
+    fn suite_names(events: &[TestEvent]) -> Vec<&str> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Suite(n) => Some(n.name.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn vitest_1s_unnamed_file_suite_is_dropped() {
+        let bytes = sample("vitest1.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        let names = suite_names(&events);
+        assert!(!names.contains(&""), "{names:?}");
+        assert_eq!(
+            names,
+            [
+                "broken.test.ts",
+                "each.test.ts",
+                "block 1",
+                "block 2",
+                "empty.test.ts",
+                "math.test.ts",
+                "outer",
+                "inner",
+                "hooky"
+            ]
+        );
+        // A `describe('')` beside other tests (vitest 2 and later) stays.
+        let json = r#"{"numTotalTestSuites":1,"testResults":[{"name":"/p/a.test.js",
+          "status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":["", "d"],"title":"t1","status":"passed"},
+            {"ancestorTitles":[],"title":"t2","status":"passed"}]}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        assert_eq!(suite_names(&events), ["a.test.js", "", "d"]);
     }
 }
