@@ -261,7 +261,7 @@ fn lines(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, sample, test_names};
     use crate::event::TestEvent;
 
     #[test]
@@ -279,13 +279,7 @@ mod tests {
         );
         assert_eq!(c[&Outcome::Error], 2, "setup and teardown errors");
         assert_eq!(c[&Outcome::Xfail], 1);
-        let names: Vec<&str> = events
-            .iter()
-            .filter_map(|e| match e {
-                TestEvent::Test(n) => Some(n.name.as_str()),
-                _ => None,
-            })
-            .collect();
+        let names = test_names(&events);
         assert!(names.contains(&"test_add[2-3-6]"), "{names:?}");
     }
 

@@ -151,7 +151,7 @@ fn without_colours(line: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, sample, test_names};
     use crate::event::{Outcome, TestEvent};
 
     #[test]
@@ -191,13 +191,7 @@ mod tests {
             "{details}"
         );
         assert!(!details.contains("Received: 1"), "{details}");
-        let names: Vec<&str> = events
-            .iter()
-            .filter_map(|e| match e {
-                TestEvent::Test(n) => Some(n.name.as_str()),
-                _ => None,
-            })
-            .collect();
+        let names = test_names(&events);
         assert_eq!(names, ["ok", "fails", js_json::FILE_ERROR]);
     }
 

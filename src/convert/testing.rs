@@ -106,3 +106,14 @@ pub(crate) fn check_tree(events: &[TestEvent]) {
     }
     assert!(open_suites.is_empty(), "suites left open: {open_suites:?}");
 }
+
+/// The names of the tests among `events`, in order.
+pub(crate) fn test_names(events: &[TestEvent]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Test(n) => Some(n.name.as_str()),
+            _ => None,
+        })
+        .collect()
+}
