@@ -1303,7 +1303,14 @@ class _Reporter:
         # KeyboardInterrupt (Ctrl-C, tcrunner stopping pytest) leaves the test
         # running, for tcrunner to mark it stopped.
         try:
-            if not isinstance(excinfo.value, pytest.exit.Exception) or not self.running:
+            exited = isinstance(excinfo.value, pytest.exit.Exception)
+            if exited and not self.running:
+                # pytest.exit() outside any test (a conftest giving up): the
+                # run stops on purpose, and pytest's code stands.
+                self.log("warning", _PYTEST_EXIT + str(excinfo.value.msg))
+                self.writer.flush()
+                return
+            if not exited:
                 self._send_running_output()
                 self.writer.flush()
                 return
@@ -1476,6 +1483,10 @@ def _xfail_reason(wasxfail):
     reason = reason[len("reason: ") :] if reason.startswith("reason: ") else reason
     return reason or None  # unittest's expectedFailure gives none
 
+
+#: How the log line of a ``pytest.exit()`` outside any test begins; tcrunner
+#: then keeps pytest's exit code.
+_PYTEST_EXIT = "pytest.exit: "
 
 #: The report classes of subtests: pytest 9's own, and the pytest-subtests
 #: plugin's (pytest 7 and 8).

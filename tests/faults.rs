@@ -725,6 +725,32 @@ fn pytest_target_that_names_no_test_says_so_on_a_failed_node() {
     assert_eq!(run.count(&["ran no tests"]), 0, "{}", run.describe());
 }
 
+/// `pytest.exit()` outside any test (a conftest giving up before the run):
+/// pytest stops on purpose with the code it was given, which stands. It
+/// was told as a run that found no tests, exit 5.
+#[test]
+fn pytest_exit_before_any_test_keeps_its_code_and_reason() {
+    let project = Project::copy("pytest-subtests");
+    project.write(
+        "conftest.py",
+        "import os\nimport pytest\n\n\n\
+         def pytest_collection_modifyitems(items):\n    \
+         pytest.exit('no database here', returncode=int(os.environ['EXIT_CODE']))\n",
+    );
+    for code in [0, 3] {
+        let run = Tcrunner::pytest(project.path())
+            .env("EXIT_CODE", code.to_string())
+            .run(LIMIT);
+        assert_sound(&run, code);
+        assert_contains(
+            &run.text(),
+            "message text='pytest.exit: no database here' status='WARNING'",
+            &run,
+        );
+        assert_eq!(run.count(&["ran no tests"]), 0, "{}", run.describe());
+    }
+}
+
 #[test]
 fn pytest_no_tests_exits_5_and_says_so() {
     let project = pytest_project();

@@ -63,7 +63,14 @@ pub(super) struct State {
     setup_failure: Option<String>,
     /// It never loaded because it is not installed.
     unavailable: bool,
+    /// pytest stopped the run on purpose outside any test
+    /// (`pytest.exit()`, say in a conftest): its exit code stands.
+    stopped_on_purpose: bool,
 }
+
+/// How the pytest plugin's log line for a `pytest.exit()` outside any test
+/// begins (`_PYTEST_EXIT` in `runners/_tcrunner_pytest.py`).
+const PYTEST_EXIT: &str = "pytest.exit: ";
 
 impl State {
     pub(super) fn new(name: &'static str, timeout_prefix: &'static str) -> State {
@@ -83,6 +90,7 @@ impl State {
             framework_timeouts: 0,
             setup_failure: None,
             unavailable: false,
+            stopped_on_purpose: false,
         }
     }
 
@@ -227,6 +235,11 @@ impl State {
         self.reported |= !hello_only;
         match &event {
             TestEvent::Hello { .. } => {}
+            TestEvent::Log { text, .. }
+                if self.name == "pytest" && text.starts_with(PYTEST_EXIT) =>
+            {
+                self.stopped_on_purpose = true;
+            }
             TestEvent::Started { id } => {
                 self.running.entry(id.clone()).or_insert_with(Instant::now);
             }
@@ -340,6 +353,7 @@ impl State {
                 };
                 if self.reported
                     && !self.crashed
+                    && !self.stopped_on_purpose
                     && pipeline.summary().total() == 0
                     && !limits.runs_no_tests()
                 {
@@ -493,6 +507,9 @@ impl State {
         }
         if self.no_tests {
             return exit::NO_TESTS;
+        }
+        if self.stopped_on_purpose {
+            return code;
         }
         // pytest's own "the run itself failed" codes: interrupted, internal
         // error, usage error.
