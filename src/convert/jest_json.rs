@@ -151,7 +151,7 @@ fn without_colours(line: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample, test_names};
+    use crate::convert::testing::{counts, events_of, sample, suite_names, test_names};
     use crate::event::{Outcome, TestEvent};
 
     #[test]
@@ -225,13 +225,6 @@ mod tests {
           {"name":"C:\\proj\\src\\deep\\hook.test.js","status":"passed","message":"","assertionResults":[
             {"ancestorTitles":[],"title":"t2","status":"passed"}]}]}"#;
         let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
-        let files: Vec<&str> = events
-            .iter()
-            .filter_map(|e| match e {
-                TestEvent::Suite(n) => Some(n.name.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(files, ["math.test.js", "deep/hook.test.js"]);
+        assert_eq!(suite_names(&events), ["math.test.js", "deep/hook.test.js"]);
     }
 }

@@ -117,3 +117,14 @@ pub(crate) fn test_names(events: &[TestEvent]) -> Vec<&str> {
         })
         .collect()
 }
+
+/// The names of the suites among `events`, in order.
+pub(crate) fn suite_names(events: &[TestEvent]) -> Vec<&str> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Suite(n) => Some(n.name.as_str()),
+            _ => None,
+        })
+        .collect()
+}

@@ -58,7 +58,7 @@ pub(crate) fn send(doc: serde_json::Value, out: &mut Emitter<'_>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, sample, suite_names};
     use crate::event::{LogLevel, Outcome, TestEvent};
 
     #[test]
@@ -105,17 +105,6 @@ mod tests {
             matches!(e, TestEvent::Log { level: LogLevel::Warning, text } if text.starts_with("b.test.js"))
         });
         assert!(warned, "{events:#?}");
-    }
-
-    /// The suite names of a file's tree, in order.
-    fn suite_names(events: &[TestEvent]) -> Vec<&str> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                TestEvent::Suite(n) => Some(n.name.as_str()),
-                _ => None,
-            })
-            .collect()
     }
 
     #[test]
