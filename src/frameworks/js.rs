@@ -9,7 +9,7 @@
 //! vitest pattern accepts both).
 use std::path::{Path, PathBuf};
 
-use super::{os_args, write_runner, Framework, Launch, Request, SetupError};
+use super::{os_args, test_timeout_env, write_runner, Framework, Launch, Request, SetupError};
 use crate::cli::FrameworkName;
 use crate::process::Spec;
 use crate::runners::Runner;
@@ -116,9 +116,6 @@ fn regex_escape(text: &str) -> String {
     }
     out
 }
-
-/// The per-test limit in seconds (`--timeout`), for vitest's runner.
-const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
 /// Splits `FILE::a > b > test` into the file and the names.
 fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
@@ -417,12 +414,8 @@ impl Framework for Vitest {
         let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
         args.extend(shown[1..].iter().cloned());
         let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
-        if let Some(secs) = request.test_timeout {
-            // Our runner then sends each test's start before its body runs,
-            // even right after another send (tcrunner-vitest-runner.mjs).
-            spec.env
-                .push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
-        }
+        // Our runner then sends each test's start before its body runs.
+        spec.env.extend(test_timeout_env(request));
         Ok(Launch {
             spec,
             shown_args: shown,

@@ -17,6 +17,20 @@ use crate::runners::Runner;
 pub(crate) use js::{Jest, Vitest};
 pub(crate) use pytest::Pytest;
 
+/// The per-test limit (`--timeout`) for our reporters, in seconds as the
+/// user typed them (`1`, `0.5`). pytest's plugin enforces it with an alarm
+/// (`_Alarm` in `runners/_tcrunner_pytest.py`) and echoes it in `timed out
+/// after N s`; vitest's runner then sends each test's start before its body
+/// runs (`runners/tcrunner-vitest-runner.mjs`).
+const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
+
+/// The environment entry that hands `--timeout` to our reporter, if given.
+fn test_timeout_env(request: &Request) -> Option<(OsString, OsString)> {
+    request
+        .test_timeout
+        .map(|secs| (TEST_TIMEOUT_VAR.into(), secs.to_string().into()))
+}
+
 /// What the user asked to run, validated.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Request {

@@ -15,15 +15,11 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{os_args, write_runner, Framework, Launch, Request, SetupError};
+use super::{os_args, test_timeout_env, write_runner, Framework, Launch, Request, SetupError};
 use crate::process::Spec;
 use crate::runners::Runner;
 
 pub(crate) struct Pytest;
-
-/// The per-test limit in seconds (`--timeout`), which our plugin enforces
-/// with an alarm inside pytest (`runners/_tcrunner_pytest.py`, `_Alarm`).
-const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
 
 /// Set when tcrunner added `--continue-on-collection-errors`, which the
 /// plugin turns off again when the project's `addopts` stop early.
@@ -305,12 +301,8 @@ impl Framework for Pytest {
             // The plugin takes it back when the project's `addopts` stop early.
             env.push((ADDED_CONTINUE_VAR.into(), "1".into()));
         }
-        if let Some(secs) = request.test_timeout {
-            // The plugin's per-test alarm fails only the test that ran too
-            // long (issue 5). Seconds as the user typed them (`1`, `0.5`):
-            // the plugin echoes them in `timed out after N s`.
-            env.push((TEST_TIMEOUT_VAR.into(), secs.to_string().into()));
-        }
+        // The plugin's per-test alarm fails only the test that ran too long.
+        env.extend(test_timeout_env(request));
         let spec = Spec {
             program: interpreter(request),
             args: os_args(&args),
@@ -365,6 +357,7 @@ impl Framework for Pytest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frameworks::TEST_TIMEOUT_VAR;
 
     #[test]
     fn short_flags_are_read_combined() {
