@@ -185,9 +185,7 @@ export default class TcrunnerVitestReporter {
   sendHeldOutputOnStop() {
     const onStop = () => {
       for (const node of this.nodes.values()) {
-        if (node.kind !== 'test' || node.done || !node.logs.length) continue;
-        this.sink.send(...node.logs.map(({ stream, text }) => ({ ev: 'output', id: node.id, stream, text })));
-        node.logs = [];
+        if (node.kind === 'test' && !node.done && node.logs.length) this.sink.send(...this.takeOutput(node));
       }
       if (process.listenerCount('SIGTERM') === 1) {
         process.removeListener('SIGTERM', onStop);
@@ -432,11 +430,17 @@ export default class TcrunnerVitestReporter {
     }
   }
 
+  /** A test's held console output, as events, handed over once. */
+  takeOutput(node) {
+    const out = node.logs.map(({ stream, text }) => ({ ev: 'output', id: node.id, stream, text }));
+    node.logs = [];
+    return out;
+  }
+
   finishTest(test, node, result, hookErrors) {
     node.done = true;
     this.victims.delete(test.id);
-    const out = node.logs.map(({ stream, text }) => ({ ev: 'output', id: node.id, stream, text }));
-    node.logs = [];
+    const out = this.takeOutput(node);
     const diagnostic = typeof test.diagnostic === 'function' ? test.diagnostic() : undefined;
     const event = { ev: 'finished', id: node.id, outcome: 'passed', duration_ms: wholeMs(diagnostic && diagnostic.duration) };
     const mode = test.options && test.options.mode;
