@@ -66,6 +66,15 @@ pub(super) fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     tail.drain(..excess);
 }
 
+/// A JavaScript error's own line in `stderr` (`Error: boom`,
+/// `TypeError: …`), not the code frame vitest prints under it.
+pub(super) fn thrown_error_line(stderr: &str) -> Option<&str> {
+    stderr.lines().map(str::trim).find(|line| {
+        line.split_once("Error: ")
+            .is_some_and(|(kind, _)| kind.chars().all(char::is_alphanumeric))
+    })
+}
+
 /// One line saying why the framework never reported.
 pub(super) fn framework_hint(
     name: &str,

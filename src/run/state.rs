@@ -12,7 +12,9 @@ use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::report::{Pipeline, Summary};
 
-use super::diagnose::{did_not_start, fail, framework_hint, is_timeout_message, keep_tail};
+use super::diagnose::{
+    did_not_start, fail, framework_hint, is_timeout_message, keep_tail, thrown_error_line,
+};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -341,46 +343,20 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
-                let code = self.status.and_then(|s| s.code());
-                // pytest's usage error, or a JS framework failing before any
-                // test with an error on stderr (a vitest `globalSetup` that
-                // throws): not a run that found no tests.
-                let refused = if name == "pytest" {
-                    code == Some(4)
-                } else {
-                    code.is_some_and(|c| c != 0)
-                        && String::from_utf8_lossy(&self.stderr_tail).contains("Error")
-                };
                 if self.reported
                     && !self.crashed
                     && !self.stopped_on_purpose
                     && pipeline.summary().total() == 0
                     && !limits.runs_no_tests()
                 {
-                    if refused {
-                        // After our reporter loaded: pytest found nothing
-                        // where a target or path pointed (`ERROR: not found:
-                        // …`), or vitest's setup failed. A node says why, as
-                        // for a framework that failed to start.
-                        let stderr = String::from_utf8_lossy(&self.stderr_tail).into_owned();
-                        // A JavaScript error's own line (`Error: boom`), not
-                        // the code frame vitest prints under it.
-                        let thrown = stderr.lines().map(str::trim).find(|l| {
-                            l.split_once("Error: ")
-                                .is_some_and(|(kind, _)| kind.chars().all(char::is_alphanumeric))
-                        });
-                        let hint = match thrown {
-                            Some(line) if name != "pytest" => {
-                                format!("{name} failed before running any test: {line}")
-                            }
-                            _ => framework_hint(name, &self.stderr_tail, self.status),
-                        };
-                        note(&hint);
-                        did_not_start(pipeline, name, hint.clone(), Some(stderr))?;
-                        self.setup_failure = Some(hint);
-                    } else {
-                        let text = format!("{name} ran no tests: none were collected or selected");
-                        tell(pipeline, LogLevel::Warning, text)?;
+                    // A node says why, as for a framework that failed to start.
+                    match self.refusal() {
+                        Some(hint) => self.did_not_start(pipeline, hint)?,
+                        None => {
+                            let text =
+                                format!("{name} ran no tests: none were collected or selected");
+                            tell(pipeline, LogLevel::Warning, text)?;
+                        }
                     }
                 }
             }
@@ -432,11 +408,43 @@ impl State {
             self.unavailable = missing.is_some();
             let hint =
                 missing.unwrap_or_else(|| framework_hint(name, &self.stderr_tail, self.status));
-            note(&hint);
-            let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
-            did_not_start(pipeline, name, hint.clone(), Some(details))?;
-            self.setup_failure = Some(hint);
+            self.did_not_start(pipeline, hint)?;
         }
+        Ok(())
+    }
+
+    /// Why the framework refused to run anything after our reporter loaded,
+    /// if it did, rather than finding no tests: pytest's usage error
+    /// (`ERROR: not found: …` for a target that names no test), or a JS
+    /// framework failing with an error on stderr (a vitest `globalSetup`
+    /// that throws).
+    fn refusal(&self) -> Option<String> {
+        let code = self.status.and_then(|s| s.code())?;
+        if self.name == "pytest" {
+            return (code == 4).then(|| framework_hint(self.name, &self.stderr_tail, self.status));
+        }
+        let stderr = String::from_utf8_lossy(&self.stderr_tail);
+        if code == 0 || !stderr.contains("Error") {
+            return None;
+        }
+        Some(match thrown_error_line(&stderr) {
+            Some(line) => format!("{} failed before running any test: {line}", self.name),
+            None => framework_hint(self.name, &self.stderr_tail, self.status),
+        })
+    }
+
+    /// Says `hint` on stderr and on a failed `<framework> did not start`
+    /// node, with the framework's stderr as details; the run's exit code
+    /// then says it did not run.
+    fn did_not_start<W: Write>(
+        &mut self,
+        pipeline: &mut Pipeline<W>,
+        hint: String,
+    ) -> io::Result<()> {
+        note(&hint);
+        let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
+        did_not_start(pipeline, self.name, hint.clone(), Some(details))?;
+        self.setup_failure = Some(hint);
         Ok(())
     }
 
