@@ -400,6 +400,14 @@ fn vitest_timeouts_fail_the_test_and_exit_124() {
     assert!(!run.has_test("after"));
 }
 
+/// `file` under `--timeout 1`, with a session limit as the backstop should
+/// the test that blocks never be known to run.
+fn timed_run_with_backstop(project: &Project, file: &str) -> Run {
+    Tcrunner::new(project.path())
+        .args(["--timeout", "1", "--session-timeout", "60", "--path", file])
+        .run(LIMIT)
+}
+
 /// A test that blocks vitest's worker from its first instant: tcrunner's
 /// runner sent its start before its body ran, so `--timeout` names it (with
 /// vitest's throttled updates alone it was never known to run, and only the
@@ -409,16 +417,7 @@ fn vitest_timeout_names_a_test_that_blocks_its_worker_from_the_start() {
     let Some(project) = vitest_project() else {
         return;
     };
-    let run = Tcrunner::new(project.path())
-        .args([
-            "--timeout",
-            "1",
-            "--session-timeout",
-            "60",
-            "--path",
-            "block.test.mjs",
-        ])
-        .run(LIMIT);
+    let run = timed_run_with_backstop(&project, "block.test.mjs");
     assert_sound(&run, 124);
     assert_contains(
         &run.failure_of("blocks at once"),
@@ -441,16 +440,7 @@ fn vitest_timeout_names_a_test_that_blocks_right_after_another() {
     let Some(project) = vitest_project() else {
         return;
     };
-    let run = Tcrunner::new(project.path())
-        .args([
-            "--timeout",
-            "1",
-            "--session-timeout",
-            "60",
-            "--path",
-            "loop.test.mjs",
-        ])
-        .run(LIMIT);
+    let run = timed_run_with_backstop(&project, "loop.test.mjs");
     assert_sound(&run, 124);
     assert!(run.passed("before"), "{}", run.describe());
     assert_contains(
