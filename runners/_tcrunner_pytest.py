@@ -733,7 +733,11 @@ class _Reporter:
         self.send = writer.send
         self.root = str(config.rootpath)
         self.session = None
-        self.python_hint = "python<%s>://" % self.root
+        # Node ids are relative to the rootdir, but for tests outside it
+        # (`-c other/pytest.ini`, `--rootdir`) to the path pytest was given:
+        # hints name the folder a node's dotted name resolves under.
+        self.hints = {self.root: "python<%s>://" % self.root}  # folder -> hint prefix
+        self.collector_paths = {}  # node id -> path, of collectors outside the rootdir
         self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
         # Whether a test's `finished` waits for the next test's `started` to
         # share one write (None: not known yet; never under xdist). Where
@@ -797,8 +801,26 @@ class _Reporter:
 
     def _hint(self, node_id, path, python, line=None):
         if python:
-            return self.python_hint + _dotted(node_id)
+            return self._python_hint(node_id, path) + _dotted(node_id)
         return "file://" + path + (":%d" % line if line else "")
+
+    def _python_hint(self, node_id, path):
+        """``python<folder>://`` for a node at ``path``: the folder its id is
+        relative to, which is ``path`` without the id's path part."""
+        base = self._id_base(node_id, path)
+        hint = self.hints.get(base)
+        if hint is None:
+            hint = self.hints[base] = "python<%s>://" % base
+        return hint
+
+    def _id_base(self, node_id, path):
+        if path.startswith(self.root) and path[len(self.root) : len(self.root) + 1] in ("", os.sep):
+            return self.root  # the usual case, without looking closer
+        relative = node_id.partition("::")[0]
+        tail = os.sep + relative.replace("/", os.sep)
+        if relative not in _ROOT_IDS and path.endswith(tail):
+            return path[: -len(tail)] or os.sep
+        return self.root
 
     def _declare_item(self, item, contexts):
         """Declares a collected test, and its suites the first time.
@@ -836,7 +858,7 @@ class _Reporter:
         elif dotted_below is not None and node_id == dotted_below[0] + name:
             hint = dotted_below[1] + name.partition("[")[0]
         else:
-            hint = self.python_hint + _dotted(node_id)
+            hint = self._python_hint(node_id, str(item.path)) + _dotted(node_id)
         tags = []
         for mark in item.own_markers:
             if mark.name != "parametrize" and mark.name not in tags:
@@ -863,6 +885,7 @@ class _Reporter:
         ``(collector id + "::", its hint + ".")`` to build a child's hint from
         its name, or None where the collector is no Python name."""
         parent = None
+        parent_path = None
         suites = []
         for node in item.listchain()[1:-1]:
             suite_id = node.nodeid
@@ -872,16 +895,44 @@ class _Reporter:
                 self._declare_suite(node, suite_id, parent)
             suites.append(suite_id)
             parent = suite_id
+            parent_path = node.path
         if parent is None:
             return suites, "", None
         dotted_below = None
         if parent.partition("::")[0].endswith(".py"):
-            dotted_below = (parent + "::", self.python_hint + _dotted(parent) + ".")
+            dotted_below = (parent + "::", self._python_hint(parent, str(parent_path)) + _dotted(parent) + ".")
         return suites, ',"parent":' + _str(parent), dotted_below
 
     # --- declarations from node ids (xdist controller, collection errors) ---
 
-    def _declare_chain(self, collector_id):
+    def _path_of(self, collector_id, base):
+        """The path of a collector known by its id: as collected, else under
+        ``base`` (the folder ids are relative to, where known), else under
+        the first folder ids can be relative to where it exists (an xdist
+        controller's collection problem), else under the rootdir."""
+        path = self.collector_paths.get(collector_id)
+        if path is not None:
+            return path
+        if base is not None:
+            return os.path.join(base, collector_id)
+        for folder in self._id_folders():
+            path = os.path.join(folder, collector_id)
+            if os.path.exists(path):
+                return path
+        return os.path.join(self.root, collector_id)
+
+    def _id_folders(self):
+        """The rootdir, the folder pytest was started in, and the folders it
+        was given: what node ids are relative to."""
+        invoked = str(self.config.invocation_params.dir)
+        folders = [self.root, invoked]
+        for arg in self.config.args:
+            folder = os.path.join(invoked, arg.split("::")[0])
+            if os.path.isdir(folder):
+                folders.append(os.path.normpath(folder))
+        return folders
+
+    def _declare_chain(self, collector_id, base=None):
         """Declares the suites of a collector node id (and it); returns its id."""
         if collector_id in _ROOT_IDS:
             return None
@@ -892,7 +943,7 @@ class _Reporter:
         for index, segment in enumerate(segments):
             so_far = so_far + "/" + segment if so_far else segment
             if so_far not in self.declared:
-                path = os.path.join(self.root, so_far)
+                path = self._path_of(so_far, base)
                 is_file = index == len(segments) - 1 and (len(parts) > 1 or not os.path.isdir(path))
                 kind = "file" if is_file else "dir"
                 event = {"ev": "suite", "id": so_far, "name": segment, "kind": kind, "file": path}
@@ -901,7 +952,7 @@ class _Reporter:
                 event["hint"] = self._hint(so_far, path, kind == "dir" or path.endswith(".py"))
                 self._add_suite(so_far, event)
             parent = so_far
-        path = os.path.join(self.root, parts[0])
+        path = self._path_of(parts[0], base)
         for name in parts[1:]:
             so_far = so_far + "::" + name
             if so_far not in self.declared:
@@ -912,11 +963,11 @@ class _Reporter:
         return parent
 
     def _declare_lazily(self, node_id, location):
-        cut = _without_params(node_id).rfind("::")
-        parent = self._declare_chain(node_id[:cut]) if cut > 0 else None
-        name = node_id[cut + 2 :] if cut > 0 else node_id
         relpath, line0, domain = location
-        path = os.path.join(self.root, relpath)
+        path = os.path.normpath(os.path.join(self.root, relpath))
+        cut = _without_params(node_id).rfind("::")
+        parent = self._declare_chain(node_id[:cut], self._id_base(node_id, path)) if cut > 0 else None
+        name = node_id[cut + 2 :] if cut > 0 else node_id
         line = line0 + 1 if line0 is not None else None
         event = {"ev": "test", "id": node_id, "name": name, "kind": "test", "file": path}
         if parent is not None:
@@ -991,6 +1042,13 @@ class _Reporter:
                 return getattr(item, "_report_sections", [])
         return []
 
+    def pytest_collectstart(self, collector):
+        # A collection problem names its collector by id alone: keep the
+        # paths that the rootdir and the id do not give.
+        path = str(getattr(collector, "path", ""))
+        if path and self._id_base(collector.nodeid, path) != self.root:
+            self.collector_paths[collector.nodeid] = path
+
     def pytest_collectreport(self, report):
         if report.passed:
             return
@@ -1014,7 +1072,7 @@ class _Reporter:
         base = (report.nodeid + "::" if parent is not None else "") + _COLLECTION
         # pytest and doctest may both fail to import a module.
         test_id = self._claim_id(base, "%s#%d")
-        path = os.path.join(self.root, report.nodeid.split("::")[0])
+        path = self._path_of(report.nodeid.split("::")[0], None)
         event = {"ev": "test", "id": test_id, "name": name, "kind": "test", "file": path}
         if parent is not None:
             event["parent"] = parent

@@ -5,6 +5,7 @@
 mod util;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 use util::{
@@ -665,6 +666,63 @@ fn brackets_in_a_folder_name_are_not_parameters() {
             ),
             "{workers:?}"
         );
+    }
+}
+
+
+/// A configuration in another folder (`-c ci/ci.ini`) makes that folder
+/// pytest's rootdir, but node ids stay relative to where pytest was asked
+/// to look: every hint names the folder its dotted name resolves under,
+/// and every file path is the real one, with and without xdist, for tests
+/// and for a module that fails to import.
+#[test]
+fn hints_resolve_where_the_tests_are_when_the_rootdir_is_elsewhere() {
+    let project = Project::copy("pytest-edges");
+    project.write("ci/ci.ini", "[pytest]\nmarkers = slow\n");
+    project.write("suite/test_inside.py", "class TestIn:\n    def test_in(self):\n        pass\n\n\ndef test_out():\n    assert 0\n");
+    project.write("suite/test_broken.py", "import no_such_module\n");
+    // Ids relative to the project (`.`), and to `suite` itself.
+    for (args, base) in [
+        (&[".", "-k", "inside or broken"][..], project.path().to_path_buf()),
+        (&["suite"][..], project.path().join("suite")),
+    ] {
+        for workers in [&[][..], &["-n", "2"][..]] {
+            let what = format!("{args:?} {workers:?}");
+            let run = Tcrunner::pytest(project.path())
+                .args(["--", "-c", "ci/ci.ini"])
+                .args(args)
+                .args(workers)
+                .run(Duration::from_secs(120));
+            run.assert_clean();
+            let all = messages(&run.stdout);
+            let want = format!("python<{}>://", base.display());
+            let mut seen = Vec::new();
+            for message in all
+                .iter()
+                .filter(|m| m.name == "testStarted" || m.name == "testSuiteStarted")
+            {
+                let hint = message.get("locationHint").unwrap_or_default();
+                let dotted = hint
+                    .strip_prefix(&want)
+                    .unwrap_or_else(|| panic!("{what}: hint {hint} is not under {want}"));
+                seen.push(dotted.to_string());
+                if let Some(file) = message.get("path") {
+                    assert!(Path::new(file).is_file(), "{what}: path {file}");
+                }
+            }
+            for dotted in [
+                "suite.test_inside.TestIn.test_in",
+                "suite.test_inside.test_out",
+                "suite.test_broken",
+            ] {
+                let dotted = if base.ends_with("suite") {
+                    dotted.trim_start_matches("suite.")
+                } else {
+                    dotted
+                };
+                assert!(seen.iter().any(|s| s == dotted), "{what}: no {dotted} in {seen:?}");
+            }
+        }
     }
 }
 
