@@ -669,7 +669,6 @@ fn brackets_in_a_folder_name_are_not_parameters() {
     }
 }
 
-
 /// A configuration in another folder (`-c ci/ci.ini`) makes that folder
 /// pytest's rootdir, but node ids stay relative to where pytest was asked
 /// to look: every hint names the folder its dotted name resolves under,
@@ -679,11 +678,17 @@ fn brackets_in_a_folder_name_are_not_parameters() {
 fn hints_resolve_where_the_tests_are_when_the_rootdir_is_elsewhere() {
     let project = Project::copy("pytest-edges");
     project.write("ci/ci.ini", "[pytest]\nmarkers = slow\n");
-    project.write("suite/test_inside.py", "class TestIn:\n    def test_in(self):\n        pass\n\n\ndef test_out():\n    assert 0\n");
+    project.write(
+        "suite/test_inside.py",
+        "class TestIn:\n    def test_in(self):\n        pass\n\n\ndef test_out():\n    assert 0\n",
+    );
     project.write("suite/test_broken.py", "import no_such_module\n");
     // Ids relative to the project (`.`), and to `suite` itself.
     for (args, base) in [
-        (&[".", "-k", "inside or broken"][..], project.path().to_path_buf()),
+        (
+            &[".", "-k", "inside or broken"][..],
+            project.path().to_path_buf(),
+        ),
         (&["suite"][..], project.path().join("suite")),
     ] {
         for workers in [&[][..], &["-n", "2"][..]] {
@@ -720,7 +725,10 @@ fn hints_resolve_where_the_tests_are_when_the_rootdir_is_elsewhere() {
                 } else {
                     dotted
                 };
-                assert!(seen.iter().any(|s| s == dotted), "{what}: no {dotted} in {seen:?}");
+                assert!(
+                    seen.iter().any(|s| s == dotted),
+                    "{what}: no {dotted} in {seen:?}"
+                );
             }
         }
     }

@@ -18,6 +18,14 @@ pub(crate) struct Jest;
 pub(crate) struct Vitest;
 
 /// jest or vitest, from the project's package.json and config files.
+/// Whether the folder `path` of the project holds JS test files
+/// (`*.test.*`, `*.spec.*`) within three levels.
+pub(crate) fn has_test_files(project: &Path, path: &Path) -> bool {
+    super::holds_file(vec![project.join(path)], |name| {
+        super::is_js_file(name) && (name.contains(".test.") || name.contains(".spec."))
+    })
+}
+
 pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
     let has_config = |stem: &str| {
         ["js", "ts", "mjs", "cjs", "mts", "cts", "json"]
@@ -130,7 +138,9 @@ fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
     let names: Vec<String> = if names.trim().is_empty() {
         Vec::new()
     } else {
-        names.split(" > ").map(|n| n.trim().to_owned()).collect()
+        // Untrimmed: a title may start or end with a space (`test.each`
+        // rows such as `parses %s` with an empty value).
+        names.split(" > ").map(str::to_owned).collect()
     };
     if names.iter().any(String::is_empty) {
         return Err(bad("an empty name between ` > ` separators"));
@@ -176,9 +186,11 @@ fn without_cur_dir(path: &Path) -> PathBuf {
 
 /// jest's pattern for a `--path`: jest searches the absolute path of every
 /// test file for it, so a folder ends in `/` and a file at the path's end,
-/// or `src/a` would also run `src/ab/` and `src/abc.test.js`.
+/// or `src/a` would also run `src/ab/` and `src/abc.test.js`. jest knows
+/// its files by their real paths: `..` and symbolic links are resolved.
 fn jest_path_pattern(project: &Path, path: &Path) -> String {
-    let absolute = without_cur_dir(&project.join(path));
+    let joined = project.join(path);
+    let absolute = std::fs::canonicalize(&joined).unwrap_or_else(|_| without_cur_dir(&joined));
     let text = absolute.to_string_lossy();
     let text = regex_escape(text.trim_end_matches('/'));
     if absolute.is_dir() {
@@ -322,7 +334,16 @@ impl Framework for Jest {
         // source-mapped call site per test) and the reporter takes lines from
         // its own scan of the test file, as it must for a test it declares at
         // its start, before jest knows its location.
-        let mut shown: Vec<String> = Vec::new();
+        // Files and path patterns first: after a raw option that takes a
+        // list (`--reporters`, `--testPathIgnorePatterns`) they would be
+        // read as more of its values.
+        let mut shown: Vec<String> = target_files(&plan.targets);
+        shown.extend(
+            request
+                .paths
+                .iter()
+                .map(|p| jest_path_pattern(&request.project, p)),
+        );
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
         }
@@ -333,16 +354,7 @@ impl Framework for Jest {
         }
         if !plan.targets.is_empty() {
             shown.push("--runTestsByPath".into());
-            shown.extend(target_files(&plan.targets));
         }
-        shown.extend(
-            request
-                .paths
-                .iter()
-                .map(|p| jest_path_pattern(&request.project, p)),
-        );
-        // Last: `--reporters` takes a list, and a path right after it would
-        // be read as a second reporter.
         let mut args = shown.clone();
         args.push(format!("--reporters={}", runner.display()));
         let spec = spec(&plan, "bin/jest.js", &args, request, pattern.is_some());
@@ -389,7 +401,15 @@ impl Framework for Vitest {
         let runner = write_runner(Runner::Vitest)?;
         // No --includeTaskLocation: it costs vitest about 14% CPU; the
         // reporter scans the test files for lines instead.
+        // Files and path filters first, as for jest.
         let mut shown: Vec<String> = vec!["run".into()];
+        shown.extend(target_files(&plan.targets));
+        shown.extend(
+            request
+                .paths
+                .iter()
+                .map(|p| vitest_path_filter(&request.project, p)),
+        );
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
         }
@@ -404,13 +424,6 @@ impl Framework for Vitest {
         if let Some(pattern) = &pattern {
             shown.push(format!("--testNamePattern={pattern}"));
         }
-        shown.extend(target_files(&plan.targets));
-        shown.extend(
-            request
-                .paths
-                .iter()
-                .map(|p| vitest_path_filter(&request.project, p)),
-        );
         let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
         args.extend(shown[1..].iter().cloned());
         let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
@@ -467,6 +480,11 @@ mod tests {
         assert_eq!(name_pattern(&[t("b.test.ts")], " "), None);
         assert!(split_target("::x").is_err());
         assert!(split_target("a.ts::x >  > y").is_err());
+        // A title's own spaces are part of it.
+        let padded = name_pattern(&[t("a.ts::parses ")], " ").unwrap();
+        let re = regex::Regex::new(&padded).unwrap();
+        assert!(re.is_match("parses "));
+        assert!(!re.is_match("parses x"));
     }
 
     #[test]

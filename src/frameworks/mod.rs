@@ -160,7 +160,17 @@ pub(crate) fn detect(
                 .map(|t| t.split("::").next().unwrap_or(t).to_owned()),
         )
         .collect();
-    let python_asked = asked.iter().any(|a| a.ends_with(".py"));
+    // A dotted target (`pkg.tests.test_a.test_x`) is a Python name, and a
+    // folder asked for holding Python tests but no JS tests is Python's.
+    let dotted = targets
+        .iter()
+        .any(|t| !t.contains("::") && !t.contains('/') && !is_js_file(t) && t.contains('.'));
+    let python_folder = paths.iter().any(|p| {
+        project.join(p).is_dir()
+            && pytest::has_test_files(project, std::slice::from_ref(p))
+            && !js::has_test_files(project, p)
+    });
+    let python_asked = asked.iter().any(|a| a.ends_with(".py")) || dotted || python_folder;
     let js_asked = asked.iter().any(|a| is_js_file(a));
     let js = js::detect(project);
     let python = pytest::detect(project);
@@ -174,6 +184,44 @@ pub(crate) fn detect(
         }
         (None, false) => None,
     }
+}
+
+/// Whether a file whose name `matches` lies within three levels of the
+/// `roots`. The walk skips hidden folders, virtual environments and
+/// `node_modules`, and stops after a few thousand entries.
+fn holds_file(roots: Vec<PathBuf>, matches: impl Fn(&str) -> bool) -> bool {
+    const MAX_ENTRIES: usize = 5_000;
+    let mut seen = 0;
+    let mut stack: Vec<(PathBuf, usize)> = roots.into_iter().map(|r| (r, 0)).collect();
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return false;
+            }
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                let skip = name.starts_with('.')
+                    || matches!(
+                        name.as_ref(),
+                        "node_modules" | "venv" | "__pycache__" | "site-packages"
+                    );
+                if depth < 3 && !skip {
+                    stack.push((entry.path(), depth + 1));
+                }
+            } else if matches(&name) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn is_js_file(path: &str) -> bool {
@@ -270,7 +318,32 @@ mod tests {
             ],
         );
         assert_eq!(detect(&js, &[], &[]), Some(FrameworkName::Jest));
-        for dir in [bare, suffix, vendored, js] {
+        // A repo of both: what is asked for decides.
+        let both = project(
+            "both",
+            &[
+                ("package.json", r#"{"devDependencies": {"jest": "30"}}"#),
+                ("pytest.toml", "[pytest]\n"),
+                ("backend/tests/test_b.py", ""),
+                ("frontend/a.test.js", ""),
+            ],
+        );
+        let path = |p: &str| [PathBuf::from(p)];
+        assert_eq!(
+            detect(&both, &path("backend/tests"), &[]),
+            Some(FrameworkName::Pytest)
+        );
+        assert_eq!(
+            detect(&both, &path("frontend"), &[]),
+            Some(FrameworkName::Jest)
+        );
+        assert_eq!(detect(&both, &[], &[]), Some(FrameworkName::Jest));
+        let dotted = ["backend.tests.test_b.test_x".to_owned()];
+        assert_eq!(detect(&both, &[], &dotted), Some(FrameworkName::Pytest));
+        // pytest's own configuration files alone.
+        let toml = project("toml", &[("pytest.toml", "[pytest]\n")]);
+        assert_eq!(detect(&toml, &[], &[]), Some(FrameworkName::Pytest));
+        for dir in [bare, suffix, vendored, js, both, toml] {
             let _ = std::fs::remove_dir_all(dir);
         }
     }

@@ -15,7 +15,9 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{os_args, test_timeout_env, write_runner, Framework, Launch, Request, SetupError};
+use super::{
+    holds_file, os_args, test_timeout_env, write_runner, Framework, Launch, Request, SetupError,
+};
 use crate::process::Spec;
 use crate::runners::Runner;
 
@@ -32,6 +34,9 @@ pub(crate) fn detect(project: &Path) -> bool {
         std::fs::read_to_string(project.join(name)).is_ok_and(|s| s.contains(needle))
     };
     has("pytest.ini")
+        || has("pytest.toml")
+        || has(".pytest.ini")
+        || has(".pytest.toml")
         || has("conftest.py")
         || file_mentions("pyproject.toml", "[tool.pytest")
         || file_mentions("setup.cfg", "[tool:pytest]")
@@ -40,48 +45,16 @@ pub(crate) fn detect(project: &Path) -> bool {
 
 /// Whether the project (or the folders asked for) holds pytest-style test
 /// files, `test_*.py` or `*_test.py`, within three levels: a project without
-/// any configuration still runs with pytest, as PyCharm runs it. The walk
-/// skips hidden folders, virtual environments and `node_modules`, and stops
-/// after a few thousand entries.
+/// any configuration still runs with pytest, as PyCharm runs it.
 pub(crate) fn has_test_files(project: &Path, paths: &[PathBuf]) -> bool {
-    const MAX_ENTRIES: usize = 5_000;
-    let mut seen = 0;
-    let mut stack: Vec<(PathBuf, usize)> = if paths.is_empty() {
-        vec![(project.to_path_buf(), 0)]
+    let roots = if paths.is_empty() {
+        vec![project.to_path_buf()]
     } else {
-        paths.iter().map(|p| (project.join(p), 0)).collect()
+        paths.iter().map(|p| project.join(p)).collect()
     };
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                return false;
-            }
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                let skip = name.starts_with('.')
-                    || matches!(
-                        name.as_ref(),
-                        "node_modules" | "venv" | "__pycache__" | "site-packages"
-                    );
-                if depth < 3 && !skip {
-                    stack.push((entry.path(), depth + 1));
-                }
-            } else if name.ends_with(".py")
-                && (name.starts_with("test_") || name.ends_with("_test.py"))
-            {
-                return true;
-            }
-        }
-    }
-    false
+    holds_file(roots, |name| {
+        name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+    })
 }
 
 /// The interpreter: `--python`, else `$VIRTUAL_ENV`, else `.venv`/`venv` in
@@ -109,13 +82,15 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
     if target.trim().is_empty() {
         return Err(bad("empty target"));
     }
-    if let Some((file, python)) = target.split_once("::") {
+    if let Some((file, python)) = split_file(target) {
         if python.is_empty() {
             return Ok(file.to_owned());
         }
         // Items of other files (text doctests, a conftest's YAML cases) and
         // doctests are named by pytest, dots and all: already node ids.
-        if !file.ends_with(".py") || names_a_doctest(file, python) {
+        if !file.ends_with(".py")
+            || names_a_doctest(file, python) && !defines(project, file, python)
+        {
             return Ok(target.to_owned());
         }
         // Dots separate classes and functions, except inside `[params]`.
@@ -133,14 +108,15 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
             names.replace("::", ".").replace('.', "::")
         ));
     }
-    if target.ends_with(".py") || target.contains('/') {
-        return Ok(target.to_owned());
-    }
-    // Dotted: the longest prefix that names a module file.
+    // Parameters may hold anything, `/` and `::` too.
     let (names, params) = match target.find('[') {
         Some(i) => target.split_at(i),
         None => (target, ""),
     };
+    if names.ends_with(".py") || names.contains('/') {
+        return Ok(target.to_owned());
+    }
+    // Dotted: the longest prefix that names a module file.
     let parts: Vec<&str> = names.split('.').collect();
     if parts.iter().any(|p| p.is_empty() || p.contains(':')) {
         return Err(bad(
@@ -166,6 +142,17 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         "no module file for it under {}",
         project.display()
     )))
+}
+
+/// `FILE::names` split at the `::` that ends the file's path: after `.py`,
+/// else the first, unless that one sits inside the `[params]` of a dotted
+/// target (`pkg.mod.test[a::b]`), whose part before it has no `/`.
+fn split_file(target: &str) -> Option<(&str, &str)> {
+    if let Some(at) = target.find(".py::") {
+        return Some((&target[..at + 3], &target[at + 5..]));
+    }
+    let (file, names) = target.split_once("::")?;
+    (!file.contains('[') || file.contains('/')).then_some((file, names))
 }
 
 /// The single-letter flags among pytest arguments, combined ones included
@@ -194,6 +181,24 @@ fn short_flags(args: &[String]) -> Vec<char> {
         }
     }
     flags
+}
+
+/// Whether the module `file` defines a top-level class or function named by
+/// the first part of `name` (`TestCalculator` of `TestCalculator.test_add`):
+/// then a name that also starts like a doctest's, in a module named after
+/// its class, is PyCharm's `Class.test` form.
+fn defines(project: &Path, file: &str, name: &str) -> bool {
+    let first = name.split(['.', '[']).next().unwrap_or(name);
+    let Ok(source) = std::fs::read_to_string(project.join(file)) else {
+        return false;
+    };
+    source.lines().any(|line| {
+        ["class ", "def ", "async def "].iter().any(|keyword| {
+            line.strip_prefix(keyword)
+                .and_then(|rest| rest.strip_prefix(first))
+                .is_some_and(|rest| rest.starts_with(['(', ':', ' ']))
+        })
+    })
 }
 
 /// Whether `name` (after the `::` of a `.py` file) is a doctest's: pytest
@@ -424,6 +429,12 @@ mod tests {
             std::env::temp_dir().join(format!("tcrunner-pytest-targets-{}", std::process::id()));
         std::fs::create_dir_all(project.join("pkg/sub")).unwrap();
         std::fs::write(project.join("pkg/sub/mod.py"), "").unwrap();
+        std::fs::create_dir_all(project.join("tests")).unwrap();
+        std::fs::write(
+            project.join("tests/TestCalc.py"),
+            "import unittest\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        pass\n",
+        )
+        .unwrap();
         for (target, node_id) in [
             (
                 "tests/test_a.py::TestX.test_one",
@@ -458,6 +469,14 @@ mod tests {
             ("tests/test_a.py", "tests/test_a.py"),
             ("pkg.sub.mod.Class.test", "pkg/sub/mod.py::Class::test"),
             ("pkg.sub.mod.test[1-2]", "pkg/sub/mod.py::test[1-2]"),
+            // Parameters hold anything.
+            ("pkg.sub.mod.test[a/b]", "pkg/sub/mod.py::test[a/b]"),
+            ("pkg.sub.mod.test[a::b]", "pkg/sub/mod.py::test[a::b]"),
+            // A class named after its module is a class, not a doctest.
+            (
+                "tests/TestCalc.py::TestCalc.test_add",
+                "tests/TestCalc.py::TestCalc::test_add",
+            ),
             ("pkg.sub.mod", "pkg/sub/mod.py"),
             ("pkg.sub", "pkg/sub"),
         ] {
