@@ -771,11 +771,33 @@ fn a_folder_path_runs_that_folder_not_its_namesakes() {
             assert_clean(&stream);
             tests_by_path(&stream).into_keys().collect::<Vec<_>>()
         };
-        for path in ["src/a", "./src/a/"] {
+        for path in ["src/a", "./src/a/", "src/../src/a"] {
             assert_eq!(run_path(path), ["src/a/in.test.js > is in src/a"], "{name}");
         }
         // The project itself, written `.`, runs everything.
         assert_eq!(run_path(".").len(), 3, "{name}");
+        // A raw option that takes a list of values does not take the path.
+        let raw = if framework == "jest" {
+            ["--testPathIgnorePatterns", "no-such-folder"]
+        } else {
+            ["--exclude", "no-such-folder/**"]
+        };
+        let (code, stream) = run_in(
+            project.path(),
+            name,
+            &[&["--framework", framework, "--path", "src/a", "--"][..], &raw[..]].concat(),
+        );
+        assert_eq!(code, 0, "{name}: {raw:?}");
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(found, ["src/a/in.test.js > is in src/a"], "{name}: {raw:?}");
+        // A project reached through a symbolic link.
+        let link = project.path().with_extension("link");
+        std::os::unix::fs::symlink(project.path(), &link).unwrap();
+        let (code, stream) = run_in(&link, name, &["--framework", framework, "--path", "src/a"]);
+        std::fs::remove_file(&link).unwrap();
+        assert_eq!(code, 0, "{name}: through {}", link.display());
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(found, ["src/a/in.test.js > is in src/a"], "{name}: link");
     }
 }
 
