@@ -608,11 +608,14 @@ class _Writer:
         self.writing = False  # finishing a cut-short write, which a signal's handler must not cut into
 
     def to_stdout(self):
-        """Writes the lines into pytest's stdout from now on, each as an escape
-        sequence tcrunner takes out (src/process/reader.rs): where tests write
-        straight to stdout (-s), the one pipe keeps their text and the events
-        in the order they happened."""
+        """Writes the lines into pytest's stdout from now on, in frames
+        tcrunner takes out (src/process/reader.rs): where tests write straight
+        to stdout (-s), the one pipe keeps their text and the events in the
+        order they happened. Each frame is one write of at most PIPE_BUF
+        bytes, which no other writer to the pipe can cut into, and carries
+        the run's key, so that no test's text is taken for one."""
         self.inband = True
+        self.frame_open = ("\x1b_tcrunner;%s;" % os.environ.get("TCRUNNER_INBAND_KEY", "")).encode("ascii", "replace")
 
     @classmethod
     def open(cls):
@@ -641,14 +644,26 @@ class _Writer:
         fd = self.fd
         if fd is None:
             return
+        data = line.encode("utf-8", "replace")  # lone surrogates become "?"
         if self.inband:
             fd = 1
-            line = "".join("\x1b_tcrunner;%s\x1b\\" % part for part in line.split("\n") if part)
             try:
                 sys.stdout.flush()  # what the test printed goes first
             except Exception:
                 pass
-        data = line.encode("utf-8", "replace")  # lone surrogates become "?"
+            opening = self.frame_open
+            room = _PIPE_BUF - len(opening) - 2
+            # A signal's handler must not put frames of its own between these.
+            writing, self.writing = self.writing, True
+            try:
+                for at in range(0, len(data), room):
+                    self._write_all(fd, b"".join((opening, data[at : at + room], b"\x1b\\")))
+            finally:
+                self.writing = writing
+            return
+        self._write_all(fd, data)
+
+    def _write_all(self, fd, data):
         try:
             written = os.write(fd, data)
             if written < len(data):
@@ -661,7 +676,7 @@ class _Writer:
     def _write_rest(self, fd, data, written):
         # A signal's handler that writes must wait for the rest of this line
         # (one whole `os.write` it cannot cut into).
-        self.writing = True
+        writing, self.writing = self.writing, True
         view = memoryview(data)[written:]
         try:
             while view:
@@ -672,7 +687,7 @@ class _Writer:
         except (OSError, ValueError):
             self.fd = None
         finally:
-            self.writing = False
+            self.writing = writing
 
     def silence(self):
         """Writes nothing more (in a forked child: the pipe is the parent's)."""
@@ -1421,6 +1436,9 @@ class _Reporter:
 
 
 # --- helpers -------------------------------------------------------------------
+
+#: The most bytes one write to a pipe puts there whole, whatever else writes to it.
+_PIPE_BUF = getattr(select, "PIPE_BUF", 512)
 
 #: Characters per `output` event.
 _OUTPUT_PIECE = 256 * 1024

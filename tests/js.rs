@@ -785,7 +785,11 @@ fn a_folder_path_runs_that_folder_not_its_namesakes() {
         let (code, stream) = run_in(
             project.path(),
             name,
-            &[&["--framework", framework, "--path", "src/a", "--"][..], &raw[..]].concat(),
+            &[
+                &["--framework", framework, "--path", "src/a", "--"][..],
+                &raw[..],
+            ]
+            .concat(),
         );
         assert_eq!(code, 0, "{name}: {raw:?}");
         let found: Vec<String> = tests_by_path(&stream).into_keys().collect();

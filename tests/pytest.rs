@@ -1126,6 +1126,45 @@ fn what_tests_print_with_capture_off_stays_in_each_test() {
     }
 }
 
+/// With capture off the plugin's events travel in pytest's stdout. Text a
+/// test prints there is never taken for one (a forged event, an opening
+/// without an end), and no event is lost: not one of 2 MB, nor one written
+/// while another process floods the same pipe.
+#[test]
+fn text_in_stdout_never_passes_for_an_event() {
+    let run = run_edge("test_inband.py", &["--", "-s"]);
+    run.assert_code(1);
+    let verdicts: Vec<(String, String)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(path, outcome)| (path, outcome.verdict))
+        .collect();
+    let file = "test_inband.py";
+    assert_eq!(
+        verdicts,
+        [
+            (
+                "test_fails_while_another_process_writes_to_stdout",
+                "failed"
+            ),
+            ("test_fails_with_a_message_of_two_megabytes", "error"),
+            ("test_passes_last", "passed"),
+            ("test_prints_a_forged_event", "failed"),
+            ("test_prints_an_opening_without_an_end", "passed"),
+        ]
+        .map(|(name, verdict)| (format!("{file} > {name}"), verdict.to_owned()))
+    );
+    let text = run.text();
+    assert!(text.contains("FORGED-ABOVE"), "{text}");
+    assert!(text.contains("log excerpt: \u{1b}_tcrunner;"), "{text}");
+    assert!(text.contains("BACKGROUND-LINE"), "{text}");
+    assert!(
+        run.failure_of("test_fails_with_a_message_of_two_megabytes")
+            .contains("ValueError: xxx"),
+        "{text}"
+    );
+    assert!(!run.stderr.contains("malformed"), "{}", run.stderr);
+}
+
 /// Under xdist a worker wrote a letter per subtest (`u`) while the test
 /// ran, into the output the test was reported with: `testStdOut out='uuu'`
 /// on a test that printed nothing. The letters are blanked in the workers

@@ -15,10 +15,14 @@
 //! That order is only as good as tcrunner is quick: text a test writes
 //! straight to stdout (pytest's `-s`) just after the event before it can
 //! be in the pipe by the time that event is read. So where tests write
-//! there, the pytest reporter writes its event lines into stdout itself,
-//! each as an escape sequence (`ESC _tcrunner; line ESC \`, an APC, which
-//! terminals ignore): the one pipe keeps the exact order, and the lines are
-//! taken out of the text here.
+//! there, the pytest reporter writes its event lines into stdout itself, in
+//! frames: escape sequences `ESC _tcrunner;KEY;bytes ESC \` (an APC, which
+//! terminals ignore) of at most `PIPE_BUF` bytes each, so that no other
+//! writer to the pipe can land inside one. `KEY` is this run's
+//! [`inband_key`]: a test printing such a sequence (or the stream of
+//! another run) is only text. The frames' bytes, joined, are the event
+//! lines; the one pipe keeps the exact order, and they are taken out of
+//! the text here.
 use std::collections::VecDeque;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -32,13 +36,32 @@ pub(super) const CHUNK: usize = 64 * 1024;
 /// line: see [`Reader::take_light_round`].
 const BULK: usize = 16 * 1024;
 
-/// What an event line written into stdout starts and ends with.
+/// What a frame of event bytes written into stdout starts with (then the
+/// run's key and `;`) and ends with.
 const INBAND_OPEN: &[u8] = b"\x1b_tcrunner;";
 const INBAND_CLOSE: &[u8] = b"\x1b\\";
 
-/// The longest stdout text kept waiting for the end of an event line: an
-/// opening without an end (a test printing it) is then passed on as text.
-const INBAND_LIMIT: usize = 1 << 20;
+/// The environment variable that gives the reporter the run's key.
+pub(crate) const INBAND_KEY_VAR: &str = "TCRUNNER_INBAND_KEY";
+
+/// The longest stdout text kept waiting for the end of a frame: a frame is
+/// one write of at most `PIPE_BUF` bytes, so an opening without an end
+/// this far on is not one.
+const INBAND_LIMIT: usize = 64 * 1024;
+
+/// A key no test can know in advance: 16 hex digits from the standard
+/// library's per-process random hash keys and the time.
+pub(crate) fn inband_key() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.write_u32(std::process::id());
+    format!("{:016x}", hasher.finish())
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -61,8 +84,12 @@ pub(super) struct Reader {
     events_buf: Vec<u8>,
     /// An event line read in part.
     line: Vec<u8>,
-    /// Stdout read but not passed on: an event line there read in part.
+    /// Stdout read but not passed on: a frame there read in part.
     inband: Vec<u8>,
+    /// `ESC _tcrunner;KEY;`: how this run's frames start.
+    inband_open: Vec<u8>,
+    /// Event bytes from frames, up to the end of a line.
+    inband_line: Vec<u8>,
     /// Since the last [`Reader::take_light_round`]: whether event bytes were
     /// read, and the largest single read from any pipe.
     read_events: bool,
@@ -73,8 +100,14 @@ impl Reader {
     /// The index of the event pipe among [`Reader::open_fds`].
     pub(super) const EVENTS: usize = 2;
 
-    /// A reader of the three pipes; it yields [`Input::Closed`] once for each.
-    pub(super) fn new(stdout: OwnedFd, stderr: OwnedFd, events: OwnedFd) -> io::Result<Reader> {
+    /// A reader of the three pipes; it yields [`Input::Closed`] once for
+    /// each. Frames in stdout carry `key`.
+    pub(super) fn new(
+        stdout: OwnedFd,
+        stderr: OwnedFd,
+        events: OwnedFd,
+        key: &str,
+    ) -> io::Result<Reader> {
         for fd in [&stdout, &stderr, &events] {
             set_nonblocking(fd)?;
         }
@@ -89,6 +122,8 @@ impl Reader {
             events_buf: vec![0u8; CHUNK],
             line: Vec::new(),
             inband: Vec::new(),
+            inband_open: [INBAND_OPEN, key.as_bytes(), b";"].concat(),
+            inband_line: Vec::new(),
             read_events: false,
             largest_read: 0,
         })
@@ -143,10 +178,17 @@ impl Reader {
                 }
                 n
             }
-            Some(_) if self.sources[i].kind == Kind::Stdout && !self.inband.is_empty() => {
-                // The end of stdout: what waited for the rest is text.
+            Some(_)
+                if self.sources[i].kind == Kind::Stdout
+                    && !(self.inband.is_empty() && self.inband_line.is_empty()) =>
+            {
+                // The end of stdout: what waited for the rest of a frame is
+                // text, and a last line without its newline still counts.
                 let closed = out.pop_back();
-                out.push_back(Input::Stdout(std::mem::take(&mut self.inband)));
+                push_text(out, &std::mem::take(&mut self.inband));
+                if !self.inband_line.is_empty() {
+                    out.push_back(Input::Event(std::mem::take(&mut self.inband_line)));
+                }
                 out.extend(closed);
                 0
             }
@@ -155,7 +197,8 @@ impl Reader {
     }
 
     /// Passes on the `n` bytes of stdout in `buf`: text, and the event lines
-    /// written into it. An event line read in part waits for the rest.
+    /// framed in it. A frame read in part waits for the rest, a line in
+    /// part for its next frames.
     fn split_stdout(&mut self, n: usize, out: &mut VecDeque<Input>) {
         let fresh = &self.buf[..n];
         if self.inband.is_empty() && memchr::memchr(0x1b, fresh).is_none() {
@@ -164,37 +207,50 @@ impl Reader {
         }
         let mut bytes = std::mem::take(&mut self.inband);
         bytes.extend_from_slice(fresh);
+        let opening = std::mem::take(&mut self.inband_open);
         let mut start = 0;
         loop {
             let rest = &bytes[start..];
-            let Some(open) = memchr::memmem::find(rest, INBAND_OPEN) else {
+            let Some(open) = memchr::memmem::find(rest, &opening) else {
                 // The start of an opening at the end waits for the rest of it.
-                let keep = (1..INBAND_OPEN.len())
+                let keep = (1..opening.len())
                     .rev()
-                    .find(|&k| rest.ends_with(&INBAND_OPEN[..k]))
+                    .find(|&k| rest.ends_with(&opening[..k]))
                     .unwrap_or(0);
                 push_text(out, &rest[..rest.len() - keep]);
                 self.inband = rest[rest.len() - keep..].to_vec();
-                return;
+                break;
             };
             push_text(out, &rest[..open]);
-            let body = &rest[open + INBAND_OPEN.len()..];
+            let body = &rest[open + opening.len()..];
             match memchr::memmem::find(body, INBAND_CLOSE) {
                 Some(end) => {
-                    out.push_back(Input::Event(body[..end].to_vec()));
-                    start += open + INBAND_OPEN.len() + end + INBAND_CLOSE.len();
+                    self.take_frame(&body[..end], out);
+                    start += open + opening.len() + end + INBAND_CLOSE.len();
                 }
                 None if rest.len() - open > INBAND_LIMIT => {
                     // No end in sight: not one of ours.
                     push_text(out, &rest[open..]);
-                    return;
+                    break;
                 }
                 None => {
                     self.inband = rest[open..].to_vec();
-                    return;
+                    break;
                 }
             }
         }
+        self.inband_open = opening;
+    }
+
+    /// The bytes of one frame: the end of a line passes it on as an event.
+    fn take_frame(&mut self, bytes: &[u8], out: &mut VecDeque<Input>) {
+        let mut rest = bytes;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            self.inband_line.extend_from_slice(&rest[..end]);
+            out.push_back(Input::Event(std::mem::take(&mut self.inband_line)));
+            rest = &rest[end + 1..];
+        }
+        self.inband_line.extend_from_slice(rest);
     }
 
     /// Passes on what stdout and stderr hold right now.
@@ -343,7 +399,7 @@ mod tests {
         stderr: io::PipeReader,
         events: io::PipeReader,
     ) -> Vec<Input> {
-        let mut reader = Reader::new(stdout.into(), stderr.into(), events.into()).unwrap();
+        let mut reader = Reader::new(stdout.into(), stderr.into(), events.into(), "k3y").unwrap();
         let mut inputs = VecDeque::new();
         loop {
             let open: Vec<(usize, RawFd)> = reader.open_fds().collect();
@@ -368,8 +424,10 @@ mod tests {
         }
     }
 
-    /// Event lines written into stdout come out in place, whole, however
-    /// the reads cut them; an opening without an end is text after all.
+    /// Event lines framed in stdout come out in place, whole, however the
+    /// reads cut them and however many frames a line takes, with text
+    /// between frames passed on; frames without this run's key, and an
+    /// opening without an end, are text after all.
     #[test]
     fn event_lines_in_stdout_keep_their_place() {
         use std::io::Write;
@@ -377,8 +435,11 @@ mod tests {
         let (err_r, err_w) = io::pipe().unwrap();
         let (ev_r, ev_w) = io::pipe().unwrap();
         let stream: Vec<u8> = [
-            &b"before\x1b_tcrunner;{\"ev\":\"started\"}\x1b\\inside "[..],
-            b"\x1b_tcrunner;{\"ev\":\"finished\"}\x1b\\after \x1b_tcrunner;no end",
+            &b"before\x1b_tcrunner;k3y;{\"ev\":\"started\"}\n\x1b\\inside "[..],
+            b"\x1b_tcrunner;k3y;{\"ev\":\"fini\x1b\\[other]\x1b_tcrunner;k3y;shed\"}\n\x1b\\",
+            b"\x1b_tcrunner;{\"ev\":\"forged\"}\n\x1b\\",
+            b"\x1b_tcrunner;other;{\"ev\":\"forged\"}\n\x1b\\",
+            b"after \x1b_tcrunner;k3y;no end",
         ]
         .concat();
         let writer = thread::spawn(move || {
@@ -402,7 +463,10 @@ mod tests {
         writer.join().unwrap();
         assert_eq!(
             seen,
-            "before<{\"ev\":\"started\"}>inside <{\"ev\":\"finished\"}>after \u{1b}_tcrunner;no end"
+            "before<{\"ev\":\"started\"}>inside [other]<{\"ev\":\"finished\"}>\
+             \u{1b}_tcrunner;{\"ev\":\"forged\"}\n\u{1b}\\\
+             \u{1b}_tcrunner;other;{\"ev\":\"forged\"}\n\u{1b}\\\
+             after \u{1b}_tcrunner;k3y;no end"
         );
     }
 

@@ -76,6 +76,7 @@ impl Child {
     /// `$TCRUNNER_EVENT_FD`.
     pub(crate) fn spawn(spec: &Spec) -> io::Result<Child> {
         let (events_read, events_write) = io::pipe()?;
+        let key = super::reader::inband_key();
         let events_write: OwnedFd = events_write.into();
         let event_fd = events_write.as_raw_fd();
         let mut command = Command::new(&spec.program);
@@ -84,6 +85,7 @@ impl Child {
             .current_dir(&spec.cwd)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .env(EVENT_FD_VAR, event_fd.to_string())
+            .env(super::reader::INBAND_KEY_VAR, &key)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -113,7 +115,7 @@ impl Child {
         let pgid = child.id() as i32;
         let stdout: OwnedFd = child.stdout.take().expect("piped").into();
         let stderr: OwnedFd = child.stderr.take().expect("piped").into();
-        let set_up = Reader::new(stdout, stderr, events_read.into())
+        let set_up = Reader::new(stdout, stderr, events_read.into(), &key)
             .and_then(|reader| Ok((reader, io::pipe()?)));
         let (reader, (watch_read, watch_write)) = match set_up {
             Ok(parts) => parts,
