@@ -163,6 +163,7 @@ pub(crate) struct Emitter<W: Write> {
 
 impl<W: Write> Emitter<W> {
     fn send(&mut self, message: Message) -> io::Result<()> {
+        self.settle_text()?;
         if self.timestamps {
             self.writer.message_at(&message, Timestamp::now_utc())
         } else {
@@ -172,6 +173,7 @@ impl<W: Write> Emitter<W> {
 
     /// Sends a message given as borrowed parts (no allocation).
     fn send_parts(&mut self, name: &str, attrs: &[(&str, &str)]) -> io::Result<()> {
+        self.settle_text()?;
         let at = self.timestamps.then(Timestamp::now_utc);
         self.writer.message_parts(name, attrs, at)
     }
@@ -225,6 +227,18 @@ impl<W: Write> Emitter<W> {
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        self.settle_text()?;
+        self.writer.flush()
+    }
+
+    /// Writes out an unfinished line of text the filter holds (one with a
+    /// `#`, kept in case it grows into a service message) before a message:
+    /// the consumer gives text to the test running when it arrives, and the
+    /// line is that test's. Its rest, if any, is a line of its own.
+    fn settle_text(&mut self) -> io::Result<()> {
+        if !self.filter.holds_text() {
+            return Ok(());
+        }
         let mut result = Ok(());
         let (writer, timestamps, line_break) = (&mut self.writer, self.timestamps, self.intellij);
         self.filter.finish(|piece| {
@@ -232,8 +246,7 @@ impl<W: Write> Emitter<W> {
                 result = write_piece(writer, timestamps, line_break, piece);
             }
         });
-        result?;
-        self.writer.flush()
+        result
     }
 }
 

@@ -78,6 +78,11 @@ impl TextFilter {
         }
     }
 
+    /// Whether an unfinished line waits for its end.
+    pub(crate) fn holds_text(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// Flushes an unfinished last line.
     pub(crate) fn finish(&mut self, mut emit: impl FnMut(Piece<'_>)) {
         let pending = std::mem::take(&mut self.pending);
