@@ -815,6 +815,12 @@ fn js_no_tests_exits_5_and_says_so() {
             run.count(&["##teamcity[message ", "ran no tests", "status='WARNING'"]),
             1
         );
+        // Told that no tests is fine, the framework exits 0, and so do we.
+        let run = Tcrunner::new(project.path())
+            .args(["--path", "empty", "--", "--passWithNoTests"])
+            .run(LIMIT);
+        assert_sound(&run, 0);
+        assert_contains(&tcrunner_line(&run), "ran no tests", &run);
     }
 }
 

@@ -513,8 +513,11 @@ impl State {
         if self.crashed {
             return exit::FRAMEWORK_CRASHED;
         }
+        // No tests, and the framework was told that is fine
+        // (`--passWithNoTests`, `--changed` with nothing changed, a config
+        // saying so): its 0 stands. Otherwise no tests is a failure of its own.
         if self.no_tests {
-            return exit::NO_TESTS;
+            return if code == 0 { 0 } else { exit::NO_TESTS };
         }
         if self.stopped_on_purpose {
             return code;
@@ -535,7 +538,11 @@ impl State {
             };
         }
         if summary.total() == 0 && !runs_no_tests {
-            return if pytest_own { code } else { exit::NO_TESTS };
+            return if pytest_own || code == 0 {
+                code
+            } else {
+                exit::NO_TESTS
+            };
         }
         if self.framework_timeouts > 0 {
             return exit::TIMEOUT;
