@@ -253,6 +253,23 @@ fn a_whole_file_target_beside_test_targets_is_refused() {
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--target outcomes.test.ts"), "{stderr}");
     assert!(out.stdout.is_empty(), "nothing runs");
+    // Nor does a name pattern of the user's own beside them.
+    for raw in ["-t", "--testNamePattern=x"] {
+        let out = output(&mut tcrunner(&[
+            "--project",
+            project.to_str().unwrap(),
+            "--target",
+            "nested.test.ts::outer > inner > passes",
+            "--",
+            raw,
+            "x",
+        ]));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{raw}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(raw), "{stderr}");
+        assert!(out.stdout.is_empty(), "nothing runs");
+    }
 }
 
 #[test]

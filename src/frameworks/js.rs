@@ -275,6 +275,19 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
             "a whole file cannot be combined with targets naming tests in one run (pass it as --path in a separate run)",
         ));
     }
+    // A name pattern of the user's own would replace ours, or (jest) be
+    // combined with it so that nothing matches.
+    let own_pattern = request.raw.iter().find(|a| {
+        ["-t", "--testNamePattern", "--test-name-pattern"]
+            .iter()
+            .any(|flag| a.as_str() == *flag || a.starts_with(&format!("{flag}=")))
+    });
+    if let (Some(flag), true) = (own_pattern, targets.iter().any(|(_, n)| !n.is_empty())) {
+        return Err(SetupError::unsupported(
+            flag.clone(),
+            "a name pattern of its own cannot be combined with targets naming tests (the targets become one)",
+        ));
+    }
     Ok(Plan {
         node,
         package: found,
