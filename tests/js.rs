@@ -1176,3 +1176,26 @@ fn a_vitest_only_test_failed_under_ci_is_a_failed_node() {
         assert_eq!(out.status.code(), Some(1), "{name}");
     }
 }
+
+/// A Yarn Plug'n'Play project has no `node_modules` to load the framework
+/// from: one line says so and what to change, exit 69.
+#[test]
+fn a_yarn_plug_n_play_project_is_told_how_to_install() {
+    let dir = util::repo().join("target/tmp").join(util::unique("pnp"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("package.json"),
+        r#"{"devDependencies": {"jest": "30"}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join(".pnp.cjs"), "").unwrap();
+    let out = output(&mut tcrunner(&["--project", dir.to_str().unwrap()]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(69), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("Plug'n'Play") && stderr.contains("nodeLinker: node-modules"),
+        "{stderr}"
+    );
+}

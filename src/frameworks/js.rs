@@ -226,6 +226,17 @@ struct Plan {
 
 fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, SetupError> {
     let Some(found) = find_package(&request.project, package) else {
+        if let Some(pnp) = request
+            .project
+            .ancestors()
+            .map(|dir| dir.join(".pnp.cjs"))
+            .find(|file| file.is_file())
+        {
+            return Err(SetupError::Unavailable(format!(
+                "{} installs packages with Yarn Plug'n'Play, which tcrunner cannot load {framework} from: set `nodeLinker: node-modules` in .yarnrc.yml and run `yarn install`",
+                pnp.parent().unwrap_or(&request.project).display()
+            )));
+        }
         return Err(SetupError::Unavailable(format!(
             "{framework} is not installed in {} or any parent folder's node_modules: run `npm install --save-dev {package}`",
             request.project.display()
