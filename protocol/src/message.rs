@@ -50,11 +50,18 @@ impl Message {
         }
     }
 
-    /// The first attribute named `key`.
+    /// The attribute named `key`; of several, the last, as TeamCity's and
+    /// IntelliJ's parsers read it (each attribute is put into a map in turn).
+    ///
+    /// ```
+    /// let m = tcrunner_protocol::Message::new("testStarted").with("name", "a").with("name", "b");
+    /// assert_eq!(m.get("name"), Some("b"));
+    /// ```
     pub fn get(&self, key: &str) -> Option<&str> {
         match &self.body {
             Body::Attrs(attrs) => attrs
                 .iter()
+                .rev()
                 .find(|(k, _)| k == key)
                 .map(|(_, v)| v.as_str()),
             Body::Value(_) => None,
