@@ -774,6 +774,7 @@ class _Reporter:
         self.term_pid = None  # the process that set ours
         self.finished = set()  # test ids
         self.collected_sent = False
+        self.xdist_counted = False
         self.reprs_twice = None  # see _xdist_reprs_twice
         self.collection_problems = set()  # (node id, outcome, message) already reported
         self.internal_errors = 0
@@ -1124,6 +1125,20 @@ class _Reporter:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids):
         self._send_collected(len(ids))
+        if self.xdist_counted:
+            return  # every worker collects the same tests
+        self.xdist_counted = True
+        # The controller declares suites from node ids as their tests start
+        # (_declare_chain); counting each suite's tests now lets it close
+        # when its last test ends, as without xdist.
+        try:
+            remaining = self.remaining
+            for node_id in ids:
+                suites = self.suites_of[node_id] = _suite_chain(node_id)
+                for suite_id in suites:
+                    remaining[suite_id] = remaining.get(suite_id, 0) + 1
+        except Exception as exc:
+            self._internal_error("pytest_xdist_node_collection_finished", exc)
 
     # --- running ---
 
@@ -1452,6 +1467,24 @@ def _without_params(node_id):
     """
     path, separator, rest = node_id.partition("::")
     return path + separator + rest.split("[", 1)[0]
+
+
+def _suite_chain(node_id):
+    """The ids of the suites ``_declare_chain`` declares above a test, outermost
+    first: ``a/t.py::K::test[1]`` -> ``a``, ``a/t.py``, ``a/t.py::K``."""
+    cut = _without_params(node_id).rfind("::")
+    if cut <= 0:
+        return []
+    parts = _without_params(node_id[:cut]).split("::")
+    chain = []
+    so_far = ""
+    for segment in parts[0].split("/"):
+        so_far = so_far + "/" + segment if so_far else segment
+        chain.append(so_far)
+    for name in parts[1:]:
+        so_far = so_far + "::" + name
+        chain.append(so_far)
+    return [suite_id for suite_id in chain if suite_id not in _ROOT_IDS]
 
 
 def _dotted(node_id):

@@ -147,6 +147,13 @@ fn xdist_workers_interleave_into_the_same_verdicts() {
             "{key}"
         );
     }
+    // Each file's suite closes when its last test ends, not when the run
+    // does: pytest's closing line (`… passed in 1.2s`) comes after them all,
+    // at the root, not inside the output of the last file left open.
+    let text = String::from_utf8_lossy(&stream);
+    let last_suite_end = text.rfind("##teamcity[testSuiteFinished").unwrap();
+    let summary = text.rfind(" passed").expect("pytest's summary line");
+    assert!(last_suite_end < summary, "{text}");
 }
 
 #[test]
