@@ -753,6 +753,8 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
             "src/calc/ops.py::calc.ops.add",
             "src > calc > ops.py > calc.ops.add",
         ),
+        // PyCharm's own form, which its runner qualifies with the module.
+        ("src/calc/ops.py::add", "src > calc > ops.py > calc.ops.add"),
         (
             "tests/guide.txt::guide.txt",
             "tests > guide.txt > guide.txt",

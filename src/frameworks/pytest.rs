@@ -144,6 +144,35 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
     )))
 }
 
+/// PyCharm's doctest form: with `--doctest-modules` its runner names the
+/// object after `::` by its module's dotted name, found by walking up the
+/// folders that hold an `__init__.py`, so a doctest of `src/calc/ops.py` is
+/// run as `src/calc/ops.py::mul` or `::Calc.div` and reaches pytest as
+/// `src/calc/ops.py::calc.ops.mul`. A target already in pytest's form, or
+/// naming no object, is left as it is.
+fn doctest_target(project: &Path, target: &str) -> String {
+    let Some((file, names)) = split_file(target) else {
+        return target.to_owned();
+    };
+    if !file.ends_with(".py") || names.is_empty() || names_a_doctest(file, names) {
+        return target.to_owned();
+    }
+    let path = project.join(file);
+    let mut module: Vec<String> = Vec::new();
+    if let Some(stem) = path.file_stem().filter(|s| *s != "__init__") {
+        module.push(stem.to_string_lossy().into_owned());
+    }
+    let mut dir = path.parent();
+    while let Some(folder) = dir.filter(|d| d.join("__init__.py").is_file()) {
+        match folder.file_name() {
+            Some(name) => module.insert(0, name.to_string_lossy().into_owned()),
+            None => break,
+        }
+        dir = folder.parent();
+    }
+    format!("{file}::{}.{}", module.join("."), names.replace("::", "."))
+}
+
 /// `FILE::names` split at the `::` that ends the file's path: after `.py`,
 /// else the first, unless that one sits inside the `[params]` of a dotted
 /// target (`pkg.mod.test[a::b]`), whose part before it has no `/`.
@@ -276,8 +305,14 @@ impl Framework for Pytest {
         for path in &request.paths {
             shown.push(path.to_string_lossy().into_owned());
         }
+        let doctests = raw.iter().any(|a| a == "--doctest-modules");
         for target in &request.targets {
-            shown.push(translate_target(&request.project, target)?);
+            let target = if doctests {
+                doctest_target(&request.project, target)
+            } else {
+                target.clone()
+            };
+            shown.push(translate_target(&request.project, &target)?);
         }
 
         let mut args: Vec<String> = vec![
@@ -497,6 +532,28 @@ mod tests {
                 translate_target(&project, bad).is_err(),
                 "{bad:?} should be rejected"
             );
+        }
+        // With --doctest-modules, PyCharm's short form names the module.
+        std::fs::create_dir_all(project.join("src/calc")).unwrap();
+        std::fs::write(project.join("src/calc/__init__.py"), "").unwrap();
+        std::fs::write(project.join("src/calc/ops.py"), "").unwrap();
+        for (target, node_id) in [
+            ("src/calc/ops.py::mul", "src/calc/ops.py::calc.ops.mul"),
+            (
+                "src/calc/ops.py::Calc.div",
+                "src/calc/ops.py::calc.ops.Calc.div",
+            ),
+            (
+                "src/calc/ops.py::calc.ops.mul",
+                "src/calc/ops.py::calc.ops.mul",
+            ),
+            (
+                "src/calc/__init__.py::add",
+                "src/calc/__init__.py::calc.add",
+            ),
+            ("src/calc/ops.py", "src/calc/ops.py"),
+        ] {
+            assert_eq!(doctest_target(&project, target), node_id, "{target}");
         }
         std::fs::remove_dir_all(&project).unwrap();
     }
