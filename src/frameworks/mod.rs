@@ -182,7 +182,17 @@ pub(crate) fn detect(
         (None, false) if python_asked || pytest::has_test_files(project, paths) => {
             Some(FrameworkName::Pytest)
         }
-        (None, false) => None,
+        // A package of a monorepo whose framework is set up at its root:
+        // the nearest folder above that names one, within the repository.
+        (None, false) => project
+            .ancestors()
+            .skip(1)
+            .scan(false, |left_repo, dir| {
+                let was_out = *left_repo;
+                *left_repo |= dir.join(".git").exists();
+                (!was_out).then_some(dir)
+            })
+            .find_map(js::detect),
     }
 }
 
@@ -340,10 +350,23 @@ mod tests {
         assert_eq!(detect(&both, &[], &[]), Some(FrameworkName::Jest));
         let dotted = ["backend.tests.test_b.test_x".to_owned()];
         assert_eq!(detect(&both, &[], &dotted), Some(FrameworkName::Pytest));
+        // A package of a monorepo with jest set up at the root.
+        let mono = project(
+            "mono",
+            &[
+                ("package.json", r#"{"devDependencies": {"jest": "30"}}"#),
+                ("packages/a/package.json", r#"{"name": "a"}"#),
+                ("packages/a/a.test.js", ""),
+            ],
+        );
+        assert_eq!(
+            detect(&mono.join("packages/a"), &[], &[]),
+            Some(FrameworkName::Jest)
+        );
         // pytest's own configuration files alone.
         let toml = project("toml", &[("pytest.toml", "[pytest]\n")]);
         assert_eq!(detect(&toml, &[], &[]), Some(FrameworkName::Pytest));
-        for dir in [bare, suffix, vendored, js, both, toml] {
+        for dir in [bare, suffix, vendored, js, both, toml, mono] {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
