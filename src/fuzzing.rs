@@ -333,14 +333,15 @@ fn check_js_pattern(target: &str, shown: &[String], joiner: &str) {
     let pattern = shown
         .iter()
         .find_map(|a| a.strip_prefix("--testNamePattern="));
-    let names: Vec<&str> = names.split(" > ").map(str::trim).collect();
     let Some(pattern) = pattern else {
         assert!(
-            names.join("").is_empty(),
+            names.trim().is_empty(),
             "{target:?}: no pattern in {shown:?}"
         );
         return;
     };
+    // Titles are taken exactly, spaces at either end included.
+    let names: Vec<&str> = names.split(" > ").collect();
     let regex = match regex::RegexBuilder::new(pattern)
         .size_limit(1 << 26)
         .build()
