@@ -173,15 +173,13 @@ fn doctest_target(project: &Path, target: &str) -> String {
     format!("{file}::{}.{}", module.join("."), names.replace("::", "."))
 }
 
-/// `FILE::names` split at the `::` that ends the file's path: after `.py`,
-/// else the first, unless that one sits inside the `[params]` of a dotted
-/// target (`pkg.mod.test[a::b]`), whose part before it has no `/`.
+/// `FILE::names` split at the first `::`, as pytest splits a node id,
+/// unless that one sits inside the `[params]` of a dotted target
+/// (`pkg.mod.test[a::b]`: a `[` before it, in no path and no `.py` file).
 fn split_file(target: &str) -> Option<(&str, &str)> {
-    if let Some(at) = target.find(".py::") {
-        return Some((&target[..at + 3], &target[at + 5..]));
-    }
     let (file, names) = target.split_once("::")?;
-    (!file.contains('[') || file.contains('/')).then_some((file, names))
+    let in_params = file.contains('[') && !file.contains('/') && !file.ends_with(".py");
+    (!in_params).then_some((file, names))
 }
 
 /// The single-letter flags among pytest arguments, combined ones included
