@@ -1138,36 +1138,6 @@ fn what_tests_print_with_capture_off_stays_in_each_test() {
     }
 }
 
-/// What a test prints straight to stdout is that test's in the teamcity
-/// dialect too, where only `testStdOut` reaches a test's output.
-#[test]
-fn the_teamcity_dialect_gives_a_test_what_it_printed_with_capture_off() {
-    let run = run_edge("test_printing.py", &["--format", "teamcity", "--", "-s"]);
-    run.assert_code(0);
-    // The text comes as it was read: in one message or several.
-    let output_of = |name: &str| -> String {
-        messages(&run.stdout)
-            .iter()
-            .filter(|m| m.name == "testStdOut" && m.get("name") == Some(name))
-            .filter_map(|m| m.get("out"))
-            .collect()
-    };
-    for (name, words) in [
-        ("test_first", "FIRST-SAYS\n"),
-        (
-            "test_second",
-            "SECOND-SAYS\nSECOND-ENDS-WITHOUT-A-LINE-BREAK",
-        ),
-        (
-            "test_third",
-            "THIRD-SAYS\nTHIRD-PROGRESS #1 WITHOUT-A-LINE-BREAK",
-        ),
-        ("test_fourth", "FOURTH-SAYS\n"),
-    ] {
-        assert_eq!(output_of(name), words, "{name}: {}", run.text());
-    }
-}
-
 /// With capture off the plugin's events travel in pytest's stdout. Text a
 /// test prints there is never taken for one (a forged event, an opening
 /// without an end), and no event is lost: not one of 2 MB, nor one written

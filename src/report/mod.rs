@@ -448,10 +448,7 @@ impl<W: Write> Pipeline<W> {
     /// Plain framework output, passed through (tree-changing service
     /// messages in it are neutralised).
     pub(crate) fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match &mut self.sink.dialect {
-            Dialected::Teamcity(r) => r.text(bytes),
-            Dialected::Intellij(r) => r.out.bytes(bytes),
-        }
+        self.sink.dialect.emitter().bytes(bytes)
     }
 
     /// Pushes what was written so far to the output.

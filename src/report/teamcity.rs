@@ -36,12 +36,6 @@ pub(crate) struct Teamcity<W: Write> {
     stacks: FastMap<String, Vec<u64>>,
     /// Scratch list of [`Teamcity::arrange`], kept for its allocation.
     chain: Vec<u64>,
-    /// Tests started and not finished, in any flow.
-    running: Vec<u64>,
-    /// The start of a character cut off at the end of live text, and the
-    /// test it belongs to (see [`Teamcity::text`]).
-    live_tail: Vec<u8>,
-    live_test: u64,
     /// What every flow id starts with: this process's id.
     run: String,
 }
@@ -69,9 +63,6 @@ impl<W: Write> Teamcity<W> {
             busy: FastMap::default(),
             stacks: FastMap::default(),
             chain: Vec::new(),
-            running: Vec::new(),
-            live_tail: Vec::new(),
-            live_test: 0,
             run: std::process::id().to_string(),
         }
     }
@@ -147,7 +138,6 @@ impl<W: Write> Teamcity<W> {
             None
         };
         let kind = if node.is_test {
-            self.running.push(node.id);
             "testStarted"
         } else {
             "testSuiteStarted"
@@ -256,48 +246,7 @@ impl<W: Write> Teamcity<W> {
         Ok(())
     }
 
-    /// Plain framework output. While exactly one test runs, it is that
-    /// test's (pytest's `-s`, jest's console on a single file), as the IDE
-    /// takes it; TeamCity attaches only `testStdOut` to a test, so it goes
-    /// out as one. Otherwise it is build-log text. A character cut off at
-    /// the end waits for its rest.
-    pub(crate) fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let &[test] = self.running.as_slice() else {
-            self.flush_live()?;
-            return self.out.bytes(bytes);
-        };
-        if test != self.live_test {
-            self.flush_live()?;
-            self.live_test = test;
-        }
-        let mut data = std::mem::take(&mut self.live_tail);
-        data.extend_from_slice(bytes);
-        let cut = complete_prefix(&data);
-        self.live_tail = data[cut..].to_vec();
-        self.live_output(&String::from_utf8_lossy(&data[..cut]))
-    }
-
-    /// Sends what is left of a cut-off character as it is.
-    fn flush_live(&mut self) -> io::Result<()> {
-        if self.live_tail.is_empty() {
-            return Ok(());
-        }
-        let tail = std::mem::take(&mut self.live_tail);
-        self.live_output(&String::from_utf8_lossy(&tail))
-    }
-
-    fn live_output(&mut self, text: &str) -> io::Result<()> {
-        let Some(named) = self.nodes.get(&self.live_test).filter(|_| !text.is_empty()) else {
-            return Ok(());
-        };
-        let attrs = [("name", named.name.as_str()), ("flowId", &named.flow)];
-        self.out.send_chunked("testStdOut", &attrs, "out", text)
-    }
-
     fn test_done(&mut self, node: &Opened) -> io::Result<Named> {
-        if let Some(at) = self.running.iter().position(|&id| id == node.id) {
-            self.running.swap_remove(at);
-        }
         let named = self
             .nodes
             .remove(&node.id)
@@ -309,26 +258,6 @@ impl<W: Write> Teamcity<W> {
         }
         Ok(named)
     }
-}
-
-/// How much of `bytes` ends on a character boundary: all but a last
-/// character cut short (up to three bytes of a UTF-8 sequence).
-fn complete_prefix(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(3) {
-        let at = bytes.len() - back;
-        let lead = bytes[at];
-        if lead & 0xC0 == 0x80 {
-            continue; // a continuation byte: look further back
-        }
-        let width = match lead {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        return if back < width { at } else { bytes.len() };
-    }
-    bytes.len()
 }
 
 impl<W: Write> Reporter for Teamcity<W> {
@@ -357,7 +286,6 @@ impl<W: Write> Reporter for Teamcity<W> {
                 }
             }
             TreeEvent::Finished { node, result } => {
-                self.flush_live()?;
                 let named = self
                     .nodes
                     .get(&node.id)
@@ -392,7 +320,6 @@ impl<W: Write> Reporter for Teamcity<W> {
                 self.test_done(node).map(drop)
             }
             TreeEvent::Stopped(node) => {
-                self.flush_live()?;
                 let named = self
                     .nodes
                     .get(&node.id)
@@ -453,28 +380,5 @@ impl<W: Write> Reporter for Teamcity<W> {
             }
             TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::complete_prefix;
-
-    #[test]
-    fn a_character_cut_short_at_the_end_waits() {
-        let text = "aé€😀".as_bytes(); // 1, 2, 3 and 4 bytes
-        assert_eq!(complete_prefix(text), text.len());
-        for cut in 1..text.len() {
-            let prefix = complete_prefix(&text[..cut]);
-            assert!(std::str::from_utf8(&text[..prefix]).is_ok(), "{cut}");
-            assert!(cut - prefix < 4, "{cut}");
-            // Only a character's own bytes are held back.
-            assert!(
-                std::str::from_utf8(&text[..cut]).is_err() || prefix == cut,
-                "{cut}"
-            );
-        }
-        // Bytes that are not UTF-8 at all are not held.
-        assert_eq!(complete_prefix(b"a\xff"), 2);
     }
 }
