@@ -952,15 +952,12 @@ class _Reporter:
         """Declares the suites of a collector node id (and it); returns its id."""
         if collector_id in _ROOT_IDS:
             return None
-        parts = _without_params(collector_id).split("::")
-        segments = parts[0].split("/")
+        files, classes = _collector_chain(collector_id)
         parent = None
-        so_far = ""
-        for index, segment in enumerate(segments):
-            so_far = so_far + "/" + segment if so_far else segment
+        for index, (so_far, segment) in enumerate(files):
             if so_far not in self.declared:
                 path = self._path_of(so_far, base)
-                is_file = index == len(segments) - 1 and (len(parts) > 1 or not os.path.isdir(path))
+                is_file = index == len(files) - 1 and (bool(classes) or not os.path.isdir(path))
                 kind = "file" if is_file else "dir"
                 event = {"ev": "suite", "id": so_far, "name": segment, "kind": kind, "file": path}
                 if parent is not None:
@@ -968,9 +965,8 @@ class _Reporter:
                 event["hint"] = self._hint(so_far, path, kind == "dir" or path.endswith(".py"))
                 self._add_suite(so_far, event)
             parent = so_far
-        path = self._path_of(parts[0], base)
-        for name in parts[1:]:
-            so_far = so_far + "::" + name
+        path = self._path_of(files[-1][0], base)
+        for so_far, name in classes:
             if so_far not in self.declared:
                 event = {"ev": "suite", "id": so_far, "parent": parent, "name": name, "kind": "suite", "file": path}
                 event["hint"] = self._hint(so_far, path, path.endswith(".py"))
@@ -1469,22 +1465,31 @@ def _without_params(node_id):
     return path + separator + rest.split("[", 1)[0]
 
 
+def _collector_chain(collector_id):
+    """The suites a collector's node id names, outermost first, as ``(id,
+    name)`` pairs: its path's folders and file, then its classes.
+    ``a/t.py::K`` -> ``[("a", "a"), ("a/t.py", "t.py")], [("a/t.py::K", "K")]``."""
+    parts = _without_params(collector_id).split("::")
+    files = []
+    so_far = ""
+    for segment in parts[0].split("/"):
+        so_far = so_far + "/" + segment if so_far else segment
+        files.append((so_far, segment))
+    classes = []
+    for name in parts[1:]:
+        so_far = so_far + "::" + name
+        classes.append((so_far, name))
+    return files, classes
+
+
 def _suite_chain(node_id):
     """The ids of the suites ``_declare_chain`` declares above a test, outermost
     first: ``a/t.py::K::test[1]`` -> ``a``, ``a/t.py``, ``a/t.py::K``."""
     cut = _without_params(node_id).rfind("::")
     if cut <= 0:
         return []
-    parts = _without_params(node_id[:cut]).split("::")
-    chain = []
-    so_far = ""
-    for segment in parts[0].split("/"):
-        so_far = so_far + "/" + segment if so_far else segment
-        chain.append(so_far)
-    for name in parts[1:]:
-        so_far = so_far + "::" + name
-        chain.append(so_far)
-    return [suite_id for suite_id in chain if suite_id not in _ROOT_IDS]
+    files, classes = _collector_chain(node_id[:cut])
+    return [suite_id for suite_id, _ in files + classes if suite_id not in _ROOT_IDS]
 
 
 def _dotted(node_id):

@@ -17,7 +17,6 @@ use crate::runners::Runner;
 pub(crate) struct Jest;
 pub(crate) struct Vitest;
 
-/// jest or vitest, from the project's package.json and config files.
 /// Whether the folder `path` of the project holds JS test files
 /// (`*.test.*`, `*.spec.*`) within three levels.
 pub(crate) fn has_test_files(project: &Path, path: &Path) -> bool {
@@ -26,6 +25,7 @@ pub(crate) fn has_test_files(project: &Path, path: &Path) -> bool {
     })
 }
 
+/// jest or vitest, from the project's package.json and config files.
 pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
     let has_config = |stem: &str| {
         ["js", "ts", "mjs", "cjs", "mts", "cts", "json"]

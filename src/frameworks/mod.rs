@@ -165,21 +165,25 @@ pub(crate) fn detect(
     let dotted = targets
         .iter()
         .any(|t| !t.contains("::") && !t.contains('/') && !is_js_file(t) && t.contains('.'));
-    let python_folder = paths.iter().any(|p| {
-        project.join(p).is_dir()
-            && pytest::has_test_files(project, std::slice::from_ref(p))
-            && !js::has_test_files(project, p)
-    });
-    let python_asked = asked.iter().any(|a| a.ends_with(".py")) || dotted || python_folder;
+    // The folders are walked only where the answer matters.
+    let python_asked = || {
+        asked.iter().any(|a| a.ends_with(".py"))
+            || dotted
+            || paths.iter().any(|p| {
+                project.join(p).is_dir()
+                    && pytest::has_test_files(project, std::slice::from_ref(p))
+                    && !js::has_test_files(project, p)
+            })
+    };
     let js_asked = asked.iter().any(|a| is_js_file(a));
     let js = js::detect(project);
     let python = pytest::detect(project);
     match (js, python) {
-        (Some(js), true) if js_asked || !python_asked => Some(js),
+        (Some(js), true) if js_asked || !python_asked() => Some(js),
         (Some(_), true) => Some(FrameworkName::Pytest),
         (Some(js), false) => Some(js),
         (None, true) => Some(FrameworkName::Pytest),
-        (None, false) if python_asked || pytest::has_test_files(project, paths) => {
+        (None, false) if python_asked() || pytest::has_test_files(project, paths) => {
             Some(FrameworkName::Pytest)
         }
         // A package of a monorepo whose framework is set up at its root:
