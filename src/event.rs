@@ -244,8 +244,10 @@ impl TestEvent {
             stream: Stream,
             text: String,
         }
+        /// Checked as UTF-8 once, whole: serde_json checks a slice's
+        /// strings one by one, a call each.
         fn fields<T: serde::de::DeserializeOwned>(json: &[u8]) -> Option<T> {
-            serde_json::from_slice(json).ok()
+            serde_json::from_str(std::str::from_utf8(json).ok()?).ok()
         }
 
         let rest = line.strip_prefix(br#"{"ev":""#)?;

@@ -1,6 +1,5 @@
 //! The run loop's state: what the framework said so far, the limits it
 //! runs under, and how the run's end becomes verdicts and an exit code.
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,6 +10,7 @@ use crate::frameworks::Framework;
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::report::{Pipeline, Summary};
+use crate::tree::FastMap;
 
 use super::diagnose::{
     did_not_start, fail, framework_hint, is_timeout_message, keep_tail, thrown_error_line,
@@ -45,7 +45,7 @@ pub(super) struct State {
     /// beyond `hello`, which the plugin sends on import).
     reported: bool,
     /// Start times of running tests, by source id.
-    running: HashMap<String, Instant>,
+    running: FastMap<String, Instant>,
     /// The last few KB of the framework's stderr and stdout, for
     /// diagnosing early exits.
     stderr_tail: Vec<u8>,
@@ -81,7 +81,7 @@ impl State {
             timeout_prefix,
             status: None,
             reported: false,
-            running: HashMap::new(),
+            running: FastMap::default(),
             stderr_tail: Vec::new(),
             stdout_tail: Vec::new(),
             no_tests: false,
