@@ -72,7 +72,12 @@ const TITLE_SEPARATOR: &str = " \u{203a} ";
 /// The headings jest gives the failed tests of one file, each counted as
 /// often as a failed test has it (two tests may share their titles).
 #[derive(Debug, Default)]
-pub(crate) struct FailedTitles(HashMap<String, usize>);
+pub(crate) struct FailedTitles {
+    counts: HashMap<String, usize>,
+    /// The headings that span lines (a title with a line break in it),
+    /// longest first: jest writes such a heading over as many lines.
+    spanning: Vec<String>,
+}
 
 impl FailedTitles {
     /// Notes a failed test by its describe titles and its own.
@@ -82,18 +87,35 @@ impl FailedTitles {
             heading.push_str(TITLE_SEPARATOR);
         }
         heading.push_str(title);
-        *self.0.entry(heading).or_default() += 1;
+        if heading.contains('\n') && !self.counts.contains_key(&heading) {
+            let at = self
+                .spanning
+                .partition_point(|other| other.len() >= heading.len());
+            self.spanning.insert(at, heading.clone());
+        }
+        *self.counts.entry(heading).or_default() += 1;
     }
 
-    /// Whether `heading` is a failed test's not yet claimed; claims it.
-    fn claim(&mut self, heading: &str) -> bool {
-        match self.0.get_mut(heading) {
-            Some(left) if *left > 0 => {
-                *left -= 1;
-                true
+    /// How many of `lines` (without colours) a failed test's heading not
+    /// yet claimed takes up, if they start with one; claims it.
+    fn claim(&mut self, lines: &[Cow<'_, str>]) -> Option<usize> {
+        let first = section_heading(&lines[0])?;
+        let spanning = self.spanning.iter().find(|heading| {
+            self.counts[heading.as_str()] > 0 && {
+                let mut parts = heading.split('\n');
+                parts.next() == Some(first)
+                    && parts
+                        .enumerate()
+                        .all(|(i, part)| lines.get(i + 1).is_some_and(|l| line_text(l) == part))
             }
-            _ => false,
-        }
+        });
+        let (heading, spans) = match spanning {
+            Some(heading) => (heading.as_str(), heading.split('\n').count()),
+            None => (first, 1),
+        };
+        let left = self.counts.get_mut(heading).filter(|left| **left > 0)?;
+        *left -= 1;
+        Some(spans)
     }
 }
 
@@ -102,16 +124,27 @@ impl FailedTitles {
 /// `afterAll` error after the tests' as `● Test suite failed to run`).
 /// `None` when every section is a failed test's.
 pub(crate) fn file_level_sections(message: &str, mut failed: FailedTitles) -> Option<String> {
+    let lines: Vec<&str> = message.split_inclusive('\n').collect();
+    let plain: Vec<Cow<'_, str>> = lines.iter().map(|line| without_colours(line)).collect();
     let mut kept = String::new();
     // Text before the first heading belongs to no test.
     let mut keep = true;
-    for line in message.split_inclusive('\n') {
-        if let Some(heading) = section_heading(&without_colours(line)) {
-            keep = !failed.claim(heading);
+    let mut at = 0;
+    while at < lines.len() {
+        if section_heading(&plain[at]).is_some() {
+            match failed.claim(&plain[at..]) {
+                Some(spans) => {
+                    keep = false;
+                    at += spans;
+                    continue;
+                }
+                None => keep = true,
+            }
         }
         if keep {
-            kept.push_str(line);
+            kept.push_str(lines[at]);
         }
+        at += 1;
     }
     non_empty(Some(&kept))
 }
@@ -119,8 +152,12 @@ pub(crate) fn file_level_sections(message: &str, mut failed: FailedTitles) -> Op
 /// The title of a section heading line, `  ● title` (jest-message-util's
 /// indent and bullet; a section's body is indented further).
 fn section_heading(line: &str) -> Option<&str> {
-    let title = line.strip_prefix("  \u{25cf} ")?;
-    Some(title.trim_end_matches(['\n', '\r']))
+    Some(line_text(line.strip_prefix("  \u{25cf} ")?))
+}
+
+/// A line without its line break.
+fn line_text(line: &str) -> &str {
+    line.trim_end_matches(['\n', '\r'])
 }
 
 /// `line` without ANSI colour codes (`ESC [ … m`), which jest writes into
@@ -215,6 +252,25 @@ mod tests {
             \x20 \u{25cf} Test suite failed to run\n\n    hook broke\n";
         let kept = file_level_sections(message, failed).unwrap();
         assert_eq!(kept, "\u{25cf} Test suite failed to run\n\n    hook broke");
+    }
+
+    #[test]
+    fn a_heading_over_several_lines_is_its_failed_tests() {
+        // `test("two\nlines")`: jest writes the title as it is, line break
+        // and all; a test titled by its first line alone fails too.
+        let message = "  \u{25cf} two\nlines\n\n    first\n\n  \u{25cf} two\n\n    second\n\n\
+            \x20 \u{25cf} two\nlines\n\n    hook broke\n";
+        let mut failed = FailedTitles::default();
+        failed.add(&[], "two\nlines");
+        failed.add(&[], "two");
+        assert_eq!(
+            file_level_sections(message, failed).as_deref(),
+            Some("\u{25cf} two\nlines\n\n    hook broke")
+        );
+        let mut nested = FailedTitles::default();
+        nested.add(&["outer".into()], "a\nb\nc");
+        let message = "  \u{25cf} outer \u{203a} a\nb\nc\n\n    boom\n";
+        assert_eq!(file_level_sections(message, nested), None);
     }
 
     #[test]

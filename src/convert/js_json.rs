@@ -246,15 +246,24 @@ impl<'f> Files<'f> {
         } else {
             message
         };
+        // A file failed with no failed test and no error text: vitest
+        // keeps no beforeAll/afterAll hook's error in its JSON report, but
+        // the file's failure is a result all the same.
+        let unexplained = failed && !any_failed && message.is_none();
         let pseudo = if count == 0 {
             (message.is_some() || failed).then_some(FAILED_TO_RUN)
         } else {
-            message.is_some().then_some(FILE_ERROR)
+            (message.is_some() || unexplained).then_some(FILE_ERROR)
         };
         if let Some(name) = pseudo {
-            let text = message
-                .clone()
-                .unwrap_or_else(|| format!("{} marked the file failed", flavor.tool));
+            let text = message.clone().unwrap_or_else(|| match count {
+                0 => format!("{} marked the file failed", flavor.tool),
+                _ => format!(
+                    "{} marked the file failed but recorded no error (a beforeAll/afterAll \
+                     hook failure is not kept in its JSON report)",
+                    flavor.tool
+                ),
+            });
             let node = Node {
                 name: name.to_string(),
                 file: abs.clone(),
@@ -274,12 +283,6 @@ impl<'f> Files<'f> {
                     ..TestNode::default()
                 },
             );
-        } else if failed && !any_failed && message.is_none() {
-            self.warnings.push(format!(
-                "{}: {} marked the file failed but recorded no error (a beforeAll/afterAll hook \
-                 failure is not kept in its JSON report)",
-                display, flavor.tool
-            ));
         }
         self.tree.emit(out)
     }
