@@ -785,6 +785,49 @@ fn run_edge(file: &str, args: &[&str]) -> util::Run {
     run
 }
 
+/// TeamCity takes tests with the same full name for runs of one test, and
+/// under `testRetrySupport` lets a later pass mute an earlier failure: in
+/// the teamcity dialect a test whose full name is taken already (a test run
+/// twice under one id, subtests with the same parameters) is numbered, so
+/// each keeps its verdict.
+#[test]
+fn the_teamcity_dialect_never_gives_two_tests_one_name() {
+    let run = run_edge(
+        "test_duplicates.py",
+        &[
+            "--path",
+            "test_same_subtests.py",
+            "--path",
+            "test_duplicates.py",
+            "--format",
+            "teamcity",
+            "--retry-support",
+            "--",
+            "--keep-duplicates",
+        ],
+    );
+    run.assert_code(1);
+    let names = teamcity_names(&run.stdout);
+    assert!(names.values().all(|&n| n == 1), "{names:?}");
+    let failed: Vec<String> = messages(&run.stdout)
+        .iter()
+        .filter(|m| m.name == "testFailed")
+        .map(|m| m.get("name").unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "test_same [row] #2",
+            "test_same",
+            "test_runs_twice #2"
+        ],
+        "{}",
+        run.describe()
+    );
+    let subtests = names.keys().filter(|k| k.contains("test_same [row]")).count();
+    assert_eq!(subtests, 3, "{names:?}");
+}
+
 /// A test inherited from a class in another file carries that file and the
 /// line of its `def` there (pytest's location), not the collecting module's
 /// path with the other file's line; with and without xdist alike.

@@ -15,6 +15,15 @@
 //!   its test (`test_x (i=1)`), as TeamCity nests nothing inside a test.
 //! - Flow ids start with the process id, so two runs reporting into one
 //!   build never share a flow.
+//! - TeamCity takes two tests with the same full name (suites and name) for
+//!   two runs of one test: it shows one test, and under `testRetrySupport`
+//!   a later pass mutes an earlier failure. Each node of the tree is a test
+//!   of its own (a framework's retries are folded into one node), so a test
+//!   whose full name was already taken in this run (a title used twice in a
+//!   describe block, subtests with the same parameters, a path given twice)
+//!   is named `name #2`, `name #3`, in the order they start.
+use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
 
 use tcrunner_protocol::Message;
@@ -38,6 +47,8 @@ pub(crate) struct Teamcity<W: Write> {
     chain: Vec<u64>,
     /// What every flow id starts with: this process's id.
     run: String,
+    /// The full names of the tests started so far, hashed ([`scoped`]).
+    taken: HashSet<u64>,
 }
 
 struct Named {
@@ -52,6 +63,10 @@ struct Named {
     /// The suite names this node's own flow opened around it (outermost
     /// first), to close before `flowFinished`; `None` in a shared flow.
     own_flow: Option<Vec<String>>,
+    /// The suite path a child's full name is under, hashed: a suite's own,
+    /// a test's suite's (its subtests sit beside it), a folded directory's
+    /// parent's.
+    scope: u64,
 }
 
 impl<W: Write> Teamcity<W> {
@@ -64,6 +79,7 @@ impl<W: Write> Teamcity<W> {
             stacks: FastMap::default(),
             chain: Vec::new(),
             run: std::process::id().to_string(),
+            taken: HashSet::new(),
         }
     }
 
@@ -81,6 +97,7 @@ impl<W: Write> Teamcity<W> {
 
     fn started(&mut self, node: &Opened) -> io::Result<()> {
         let parent = self.nodes.get(&node.parent);
+        let parent_scope = parent.map_or(0, |p| p.scope);
         if node.node.kind == NodeKind::Dir {
             let name = match parent {
                 Some(p) if p.silent => format!("{}/{}", p.name, node.node.name),
@@ -96,16 +113,31 @@ impl<W: Write> Teamcity<W> {
                     flow: self.flow_id(node.flow),
                     silent: true,
                     own_flow: None,
+                    scope: parent_scope,
                 },
             );
             return Ok(());
         }
         // A file suite carries the folded directory path in its name; a
         // subtest its test's name, as TeamCity nests nothing inside a test.
-        let name = match parent {
+        let mut name = match parent {
             Some(p) if p.silent => format!("{}/{}", p.name, node.node.name),
             Some(p) if p.is_test => format!("{} {}", p.name, node.node.name),
             _ => node.node.name.clone(),
+        };
+        let scope = if node.is_test {
+            let mut full = scoped(parent_scope, &name);
+            let mut seen = 1;
+            let first = name.len();
+            while !self.taken.insert(full) {
+                seen += 1;
+                name.truncate(first);
+                name.push_str(&format!(" #{seen}"));
+                full = scoped(parent_scope, &name);
+            }
+            parent_scope
+        } else {
+            scoped(parent_scope, &name)
         };
         let mut flow = match parent {
             Some(p) if !p.silent => p.flow.clone(),
@@ -163,6 +195,7 @@ impl<W: Write> Teamcity<W> {
                 flow,
                 silent: false,
                 own_flow,
+                scope,
             },
         );
         Ok(())
@@ -258,6 +291,14 @@ impl<W: Write> Teamcity<W> {
         }
         Ok(named)
     }
+}
+
+/// `name` under the suite path `scope`, hashed: what tells full names apart.
+fn scoped(scope: u64, name: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    hasher.write_u64(scope);
+    hasher.write(name.as_bytes());
+    hasher.finish()
 }
 
 impl<W: Write> Reporter for Teamcity<W> {
