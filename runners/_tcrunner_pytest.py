@@ -773,6 +773,7 @@ class _Reporter(_Plugin):
         capture = config.getoption("capture", "fd")
         if capture in ("no", "tee-sys"):
             writer.to_stdout()
+            writer.send({"ev": "live_output"})
         # With -s, and with tee-sys, tests' output already goes live to
         # pytest's stdout, which tcrunner shows; sending it again would double it.
         self.output = capture != "tee-sys"

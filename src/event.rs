@@ -24,6 +24,10 @@ pub enum TestEvent {
     /// Declares a test. May be sent long before it runs (collection) or just
     /// before `started`; a `finished` for an undeclared id is an error.
     Test(Node),
+    /// The tests' own output goes straight to the framework's stdout, in
+    /// the same stream as the events and in order with them (pytest `-s`):
+    /// text between a test's start and end is that test's.
+    LiveOutput,
     /// The number of tests that will run, when the source knows it.
     Collected {
         /// How many.

@@ -237,7 +237,7 @@ impl Tree {
         out: &mut impl Reporter,
     ) -> std::io::Result<()> {
         match event {
-            TestEvent::Hello { .. } => Ok(()),
+            TestEvent::Hello { .. } | TestEvent::LiveOutput => Ok(()),
             TestEvent::Suite(node) | TestEvent::Test(node) => {
                 if let Some(order) = &mut self.collected {
                     if !self.declared.contains(&node.id) {

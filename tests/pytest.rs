@@ -816,15 +816,14 @@ fn the_teamcity_dialect_never_gives_two_tests_one_name() {
         .collect();
     assert_eq!(
         failed,
-        [
-            "test_same [row] #2",
-            "test_same",
-            "test_runs_twice #2"
-        ],
+        ["test_same [row] #2", "test_same", "test_runs_twice #2"],
         "{}",
         run.describe()
     );
-    let subtests = names.keys().filter(|k| k.contains("test_same [row]")).count();
+    let subtests = names
+        .keys()
+        .filter(|k| k.contains("test_same [row]"))
+        .count();
     assert_eq!(subtests, 3, "{names:?}");
 }
 
@@ -1177,6 +1176,51 @@ fn what_tests_print_with_capture_off_stays_in_each_test() {
                 text.contains("LINE-BREAK\n##teamcity[testFinished"),
                 "{capture} #{round}:\n{text}"
             );
+        }
+    }
+}
+
+/// TeamCity takes plain text between a test's start and finish as that
+/// test's output only when the start says `captureStandardOutput='true'`.
+/// With capture off, what a test prints is such text, in order with the
+/// events (the reporter says so with `live_output`); with capture on it
+/// travels in `testStdOut`, and plain text is the build log's.
+#[test]
+fn a_teamcity_test_owns_what_it_prints_with_capture_off() {
+    for (capture, live) in [
+        ("-s", true),
+        ("--capture=tee-sys", true),
+        ("--capture=fd", false),
+    ] {
+        let run = run_edge("test_printing.py", &["--format", "teamcity", "--", capture]);
+        run.assert_code(0);
+        let text = run.text();
+        let starts: Vec<_> = messages(&run.stdout)
+            .into_iter()
+            .filter(|m| m.name == "testStarted")
+            .collect();
+        assert_eq!(starts.len(), 4, "{capture}:\n{text}");
+        let wanted = if live { "true" } else { "false" };
+        assert!(
+            starts
+                .iter()
+                .all(|m| m.get("captureStandardOutput") == Some(wanted)),
+            "{capture}:\n{text}"
+        );
+        for (name, words) in [("test_first", "FIRST-SAYS"), ("test_fourth", "FOURTH-SAYS")] {
+            let started = text
+                .find(&format!("testStarted name='{name}'"))
+                .unwrap_or_else(|| panic!("{capture}: no {name}:\n{text}"));
+            let finished = started + text[started..].find("testFinished").unwrap();
+            let between = &text[started..finished];
+            let plain = between.lines().any(|line| line == words);
+            let message = between.contains(&format!("testStdOut name='{name}'"));
+            assert_eq!(
+                (plain, message),
+                (live, !live),
+                "{capture}: {name}:\n{text}"
+            );
+            assert!(between.contains(words), "{capture}: {name}:\n{text}");
         }
     }
 }

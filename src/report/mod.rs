@@ -431,6 +431,11 @@ impl<W: Write> Pipeline<W> {
 
     /// One event from a source.
     pub(crate) fn event(&mut self, event: TestEvent) -> io::Result<()> {
+        if let (TestEvent::LiveOutput, Dialected::Teamcity(teamcity)) =
+            (&event, &mut self.sink.dialect)
+        {
+            teamcity.live_output = true;
+        }
         self.tree.apply(event, &mut self.sink)
     }
 

@@ -35,6 +35,10 @@ use crate::tree::{FastMap, Opened, Reporter, TreeEvent};
 pub(crate) struct Teamcity<W: Write> {
     pub(super) out: Emitter<W>,
     pub(super) retry_support: bool,
+    /// Whether the tests' own output comes as plain text between their
+    /// start and end ([`crate::event::TestEvent::LiveOutput`]): then TeamCity is told to
+    /// take that text as the test's output.
+    pub(super) live_output: bool,
     /// Open nodes: name as TeamCity knows it, and the flow it was started in.
     nodes: FastMap<u64, Named>,
     /// Running tests per flow (a flow id string → how many tests run in it).
@@ -74,6 +78,7 @@ impl<W: Write> Teamcity<W> {
         Teamcity {
             out,
             retry_support,
+            live_output: false,
             nodes: FastMap::default(),
             busy: FastMap::default(),
             stacks: FastMap::default(),
@@ -177,7 +182,10 @@ impl<W: Write> Teamcity<W> {
         let attrs = [
             ("name", name.as_str()),
             ("flowId", flow.as_str()),
-            ("captureStandardOutput", "false"),
+            (
+                "captureStandardOutput",
+                if self.live_output { "true" } else { "false" },
+            ),
         ];
         let n = if node.is_test { 3 } else { 2 };
         self.out.send_parts(kind, &attrs[..n])?;

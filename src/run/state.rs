@@ -233,10 +233,11 @@ impl State {
         // pytest's plugin says hello on import, before pytest parses its
         // arguments (so a usage error still gets one); jest's and vitest's
         // reporters say it once the framework has built them to run tests.
-        let hello_only = matches!(event, TestEvent::Hello { .. }) && self.name == "pytest";
+        let hello_only = matches!(event, TestEvent::Hello { .. } | TestEvent::LiveOutput)
+            && self.name == "pytest";
         self.reported |= !hello_only;
         match &event {
-            TestEvent::Hello { .. } => {}
+            TestEvent::Hello { .. } | TestEvent::LiveOutput => {}
             TestEvent::Log { text, .. }
                 if self.name == "pytest" && text.starts_with(PYTEST_EXIT) =>
             {
