@@ -118,13 +118,15 @@ function errorText(err, depth = 0) {
 }
 
 /** What a list of errors says: outcome, message, details, expected/actual. */
-function describeErrors(errors) {
-  const first = errors[0] || {};
-  const assertion = isAssertion(first);
-  const value = thrownValue(errors[0]);
+function describeErrors(errors, retried = false) {
+  // A test run again (`retry`) has its attempts' errors in order, and its
+  // verdict is the last attempt's.
+  const lead = (retried ? errors[errors.length - 1] : errors[0]) || {};
+  const assertion = isAssertion(lead);
+  const value = thrownValue(lead);
   const message = assertion
-    ? firstParagraph(first.message || '')
-    : firstParagraph(value !== undefined ? value : `${first.name || 'Error'}: ${first.message || ''}`);
+    ? firstParagraph(lead.message || '')
+    : firstParagraph(value !== undefined ? value : `${lead.name || 'Error'}: ${lead.message || ''}`);
   const failure = {
     outcome: assertion ? 'failed' : 'error',
     message: message || 'Failure cause not provided',
@@ -133,7 +135,7 @@ function describeErrors(errors) {
   // The values the message's error compared: not another error's
   // (`expect.soft` gathers several), which would show a diff the message
   // does not speak of.
-  const compared = typeof first.expected === 'string' && typeof first.actual === 'string' && !isUnwrittenSnapshot(first) ? first : null;
+  const compared = typeof lead.expected === 'string' && typeof lead.actual === 'string' && !isUnwrittenSnapshot(lead) ? lead : null;
   if (compared && compared.expected !== compared.actual) {
     failure.expected = compared.expected;
     failure.actual = compared.actual;
@@ -444,10 +446,11 @@ export default class TcrunnerVitestReporter {
     const diagnostic = typeof test.diagnostic === 'function' ? test.diagnostic() : undefined;
     const event = { ev: 'finished', id: node.id, outcome: 'passed', duration_ms: wholeMs(diagnostic && diagnostic.duration) };
     const mode = test.options && test.options.mode;
+    const retries = (diagnostic && diagnostic.retryCount) || 0;
     if (hookErrors) {
       Object.assign(event, describeErrors(hookErrors));
     } else if (result.state === 'failed') {
-      Object.assign(event, describeErrors(result.errors || []));
+      Object.assign(event, describeErrors(result.errors || [], retries > 0));
     } else if (result.state === 'skipped' && mode === 'todo') {
       Object.assign(event, { outcome: 'todo', message: `Todo '${test.name}'` });
     } else if (result.state === 'skipped') {
@@ -455,6 +458,16 @@ export default class TcrunnerVitestReporter {
       if (result.note) event.message = result.note;
     } else if (result.state !== 'passed') {
       event.outcome = 'skipped'; // still pending when its module ended: never ran
+    }
+    if (result.state === 'passed' && retries > 0 && result.errors && result.errors.length) {
+      // Passed on a retry: the failed attempts are told in its stderr, as
+      // the jest reporter tells them, so that a flaky test shows as one.
+      const numbered = result.errors.length === retries;
+      result.errors.forEach((err, i) => {
+        const { message, details } = describeErrors([err]);
+        const attempt = numbered ? `Attempt ${i + 1}` : 'An attempt';
+        out.push({ ev: 'output', id: node.id, stream: 'stderr', text: `${attempt} failed: ${message}\n${details}\n` });
+      });
     }
     out.push(event);
     this.sink.send(...out);

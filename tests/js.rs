@@ -968,6 +968,43 @@ fn a_jest_test_that_passes_on_a_retry_is_one_passed_test() {
     }
 }
 
+/// vitest's `retry`: a test is one node with its last attempt's verdict.
+/// A test failed on every attempt took its message from the first; one that
+/// passed on a retry showed no trace of the attempts that failed (jest's
+/// tell them in the test's stderr).
+#[test]
+fn a_vitest_test_run_again_tells_its_attempts() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let (_project, stream) = failing_run("vitest-retry", name);
+        let found = tests_by_path(&stream);
+        let verdicts: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(k, t)| (k.as_str(), t.verdict.as_str()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("retry.test.js > fails every attempt", "error"),
+                ("retry.test.js > passes at once", "passed"),
+                ("retry.test.js > passes on its second attempt", "passed"),
+            ],
+            "{name}"
+        );
+        let failed = &found["retry.test.js > fails every attempt"];
+        assert_eq!(failed.message.as_deref(), Some("Error: attempt 3"), "{name}");
+        let attempts: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testStdErr")
+            .filter_map(|m| m.get("out").map(str::to_owned))
+            .collect();
+        assert_eq!(attempts.len(), 1, "{name}: {attempts:?}");
+        assert!(
+            attempts[0].starts_with("Attempt 1 failed: expected 1 to be 2"),
+            "{name}: {attempts:?}"
+        );
+    }
+}
+
 /// vitest fails a describe block with no tests in it. The error is no
 /// hook's: it was reported as a test named `afterAll hook`.
 #[test]
