@@ -733,6 +733,7 @@ class _Run:
         "duration",
         "sections_seen",
         "rerun",
+        "attempts",
         "failed_call",
     )
 
@@ -741,6 +742,7 @@ class _Run:
         self.duration = 0.0
         self.sections_seen = 0  # report.sections already sent (they accumulate)
         self.rerun = False  # this attempt failed and pytest-rerunfailures runs it again
+        self.attempts = 0  # attempts failed so far that pytest-rerunfailures ran again
         self.failed_call = None  # the report of a failed call, until the test finishes
 
     def verdict_unknown(self):
@@ -1225,8 +1227,17 @@ class _Reporter(_Plugin):
             elif outcome != "failed":
                 # "rerun" (pytest-rerunfailures): this attempt failed, another
                 # follows; the test finishes with the last attempt's verdict.
+                # The failed attempt is told in its stderr (as jest's and
+                # vitest's are), so that a test that passed on a rerun shows
+                # it was flaky.
                 run.verdict_unknown()
                 run.rerun = True
+                run.attempts += 1
+                self._send_output(
+                    node_id,
+                    "stderr",
+                    "Attempt %d failed: %s\n%s\n" % (run.attempts, _summary(report.longrepr), report.longreprtext),
+                )
                 return
             elif when == "call":
                 longrepr = report.longrepr

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Creates the Python virtualenvs the pytest integration tests and benchmarks
-# use: target/venv/pytest8, pytest8-subtests and pytest9 under the repo root.
+# use: target/venv/pytest8, pytest8-subtests, pytest9 and pytest9-reruns under
+# the repo root.
 #
 # Idempotent and quiet: each venv carries a stamp file naming the Python and
 # the pinned packages it was built with; when the stamp matches, nothing runs.
@@ -15,13 +16,16 @@ set -euo pipefail
 # comparisons and benchmarks; pytest-timeout too, for tests/timeout.rs (a
 # project's own pytest-timeout limit beside tcrunner's --timeout);
 # pytest-subtests, the `subtests` fixture before pytest 9 had its own, in a
-# venv of its own (it also changes how pytest 8 reports unittest subtests).
+# venv of its own (it also changes how pytest 8 reports unittest subtests);
+# pytest-rerunfailures in one of its own too (every run it is installed in
+# pays for its hooks).
 PYTEST8=8.4.2
 PYTEST9=9.2.0
 XDIST=3.8.0
 TEAMCITY_MESSAGES=1.33
 PYTEST_TIMEOUT=2.4.0
 PYTEST_SUBTESTS=0.15.0
+PYTEST_RERUNFAILURES=16.7
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${1:-${PYTHON:-python3}}"
@@ -54,5 +58,6 @@ make_venv() {
 
 make_venv pytest8 "pytest==$PYTEST8" "pytest-xdist==$XDIST"
 make_venv pytest8-subtests "pytest==$PYTEST8" "pytest-subtests==$PYTEST_SUBTESTS"
+make_venv pytest9-reruns "pytest==$PYTEST9" "pytest-rerunfailures==$PYTEST_RERUNFAILURES"
 make_venv pytest9 "pytest==$PYTEST9" "pytest-xdist==$XDIST" \
     "teamcity-messages==$TEAMCITY_MESSAGES" "pytest-timeout==$PYTEST_TIMEOUT"

@@ -991,7 +991,11 @@ fn a_vitest_test_run_again_tells_its_attempts() {
             "{name}"
         );
         let failed = &found["retry.test.js > fails every attempt"];
-        assert_eq!(failed.message.as_deref(), Some("Error: attempt 3"), "{name}");
+        assert_eq!(
+            failed.message.as_deref(),
+            Some("Error: attempt 3"),
+            "{name}"
+        );
         let attempts: Vec<String> = messages(&stream)
             .iter()
             .filter(|m| m.name == "testStdErr")

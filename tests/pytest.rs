@@ -1293,6 +1293,63 @@ fn subtests_under_xdist_leave_no_progress_letters_in_the_output() {
     );
 }
 
+/// pytest-rerunfailures runs a failed test again: one node with its last
+/// attempt's verdict, and each failed attempt told in the test's stderr (a
+/// test that passed on a rerun showed no trace of its failure).
+#[test]
+fn a_pytest_test_run_again_tells_its_failed_attempts() {
+    let project = Project::copy("pytest-reruns");
+    let run = Tcrunner::new(project.path())
+        .args(["--framework", "pytest", "--python"])
+        .arg(path("target/venv/pytest9-reruns/bin/python"))
+        .args(["--", "--reruns", "2"])
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    run.assert_code(1);
+    let found: Vec<(String, String)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(path, outcome)| (path, outcome.verdict))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "test_reruns.py > test_fails_every_attempt".to_owned(),
+                "failed".to_owned()
+            ),
+            (
+                "test_reruns.py > test_passes_on_a_rerun".to_owned(),
+                "passed".to_owned()
+            ),
+        ],
+        "{}",
+        run.describe()
+    );
+    let told = |test: &str| -> Vec<String> {
+        let id = run.node_id(test);
+        messages(&run.stdout)
+            .iter()
+            .filter(|m| m.name == "testStdErr" && m.get("nodeId") == Some(id.as_str()))
+            .map(|m| m.get("out").unwrap().lines().next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        told("test_passes_on_a_rerun"),
+        ["Attempt 1 failed: AssertionError: first attempt"],
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        told("test_fails_every_attempt"),
+        [
+            "Attempt 1 failed: AssertionError: every attempt",
+            "Attempt 2 failed: AssertionError: every attempt"
+        ],
+        "{}",
+        run.describe()
+    );
+}
+
 /// The `subtests` fixture of pytest 9 and of the pytest-subtests plugin
 /// before it, whose report class is spelt `SubTestReport`: that one was not
 /// known, so a skipped subtest marked its whole test skipped and the other
