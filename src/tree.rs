@@ -412,6 +412,19 @@ impl Tree {
             .collect()
     }
 
+    /// The names of an open node and of its open ancestors, outermost
+    /// first, joined by ` > `: where the IDE's tree shows it.
+    pub(crate) fn path_of(&self, source: &str) -> Option<String> {
+        let mut id = *self.open_by_source.get(source)?;
+        let mut names = Vec::new();
+        while let Some(live) = self.live.get(&id) {
+            names.push(live.opened.node.name.as_str());
+            id = live.opened.parent;
+        }
+        names.reverse();
+        Some(names.join(" > "))
+    }
+
     /// Opens `source` (and its ancestors), returning its id.
     fn open(
         &mut self,

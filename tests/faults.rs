@@ -22,22 +22,20 @@ fn pytest_project() -> Project {
 }
 
 /// A copy of the jest fault project linked to jest 30 (or 29).
-fn jest_project() -> Option<Project> {
-    let modules = node_modules("jest30").or_else(|| node_modules("jest29"));
-    if modules.is_none() {
-        eprintln!("SKIPPED: no jest under target/node: run `bash scripts/setup-node.sh`");
-    }
-    Some(Project::copy("faults/jest").link_node_modules(&modules?))
+fn jest_project() -> Project {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    Project::copy("faults/jest").link_node_modules(&modules)
 }
 
 /// A copy of the vitest fault project linked to vitest 4 (or 3), which run
 /// on the machine's node.
-fn vitest_project() -> Option<Project> {
-    let modules = node_modules("vitest4").or_else(|| node_modules("vitest3"));
-    if modules.is_none() {
-        eprintln!("SKIPPED: no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
-    }
-    Some(Project::copy("faults/vitest").link_node_modules(&modules?))
+fn vitest_project() -> Project {
+    let modules = node_modules("vitest4")
+        .or_else(|| node_modules("vitest3"))
+        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
+    Project::copy("faults/vitest").link_node_modules(&modules)
 }
 
 /// The checks every fault test ends with.
@@ -151,9 +149,7 @@ fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
 
 #[test]
 fn jest_dying_mid_test_fails_that_test_and_exits_71() {
-    let Some(project) = jest_project() else {
-        return;
-    };
+    let project = jest_project();
     for (how, said) in [
         ("exit", "jest exited with code 3 during this test"),
         ("kill", "jest killed by signal 9 (SIGKILL) during this test"),
@@ -165,6 +161,12 @@ fn jest_dying_mid_test_fails_that_test_and_exits_71() {
         assert_sound(&run, 71);
         assert!(run.passed("before"), "{how}\n{}", run.describe());
         assert_contains(&run.failure_of("dies"), &format!("message='{said}'"), &run);
+        // Named as the tree shows it, not by the reporter's JSON id.
+        assert_contains(
+            &run.stderr,
+            &format!("tcrunner: {said}: exit.test.js > dies\n"),
+            &run,
+        );
         assert!(
             !run.has_test("never runs"),
             "{how}: a test that never ran is not invented"
@@ -174,9 +176,7 @@ fn jest_dying_mid_test_fails_that_test_and_exits_71() {
 
 #[test]
 fn vitest_killed_mid_test_fails_that_test_and_exits_71() {
-    let Some(project) = vitest_project() else {
-        return;
-    };
+    let project = vitest_project();
     let run = Tcrunner::new(project.path())
         .args(["--path", "exit.test.mjs"])
         .run(LIMIT);
@@ -322,9 +322,7 @@ fn pytest_session_timeout_fails_the_running_test_and_exits_124() {
 /// blocks the event loop is stopped by the backstop.
 #[test]
 fn jest_timeouts_fail_the_test_and_exit_124() {
-    let Some(project) = jest_project() else {
-        return;
-    };
+    let project = jest_project();
     let run = Tcrunner::new(project.path())
         .args(["--timeout", "1", "--path", "slow.test.js"])
         .run(LIMIT);
@@ -365,9 +363,7 @@ fn jest_timeouts_fail_the_test_and_exit_124() {
 
 #[test]
 fn vitest_timeouts_fail_the_test_and_exit_124() {
-    let Some(project) = vitest_project() else {
-        return;
-    };
+    let project = vitest_project();
     let run = Tcrunner::new(project.path())
         .args(["--timeout", "1", "--path", "slow.test.mjs"])
         .run(LIMIT);
@@ -414,9 +410,7 @@ fn timed_run_with_backstop(project: &Project, file: &str) -> Run {
 /// session limit, here the backstop, ended the run).
 #[test]
 fn vitest_timeout_names_a_test_that_blocks_its_worker_from_the_start() {
-    let Some(project) = vitest_project() else {
-        return;
-    };
+    let project = vitest_project();
     let run = timed_run_with_backstop(&project, "block.test.mjs");
     assert_sound(&run, 124);
     assert_contains(
@@ -437,9 +431,7 @@ fn vitest_timeout_names_a_test_that_blocks_its_worker_from_the_start() {
 /// put on the quick test, which had passed.
 #[test]
 fn vitest_timeout_names_a_test_that_blocks_right_after_another() {
-    let Some(project) = vitest_project() else {
-        return;
-    };
+    let project = vitest_project();
     let run = timed_run_with_backstop(&project, "loop.test.mjs");
     assert_sound(&run, 124);
     assert!(run.passed("before"), "{}", run.describe());
@@ -455,9 +447,7 @@ fn vitest_timeout_names_a_test_that_blocks_right_after_another() {
 /// a test's console output for its result, which never comes.
 #[test]
 fn vitest_test_stopped_by_a_time_limit_keeps_what_it_printed() {
-    let Some(project) = vitest_project() else {
-        return;
-    };
+    let project = vitest_project();
     let run = Tcrunner::new(project.path())
         .args(["--session-timeout", "3", "--path", "hang.test.mjs"])
         .run(LIMIT);
@@ -596,9 +586,7 @@ fn pytest_signal_then_grace_period_then_kill() {
 
 #[test]
 fn jest_signal_stops_the_run() {
-    let Some(project) = jest_project() else {
-        return;
-    };
+    let project = jest_project();
     let mut running = Tcrunner::new(project.path())
         .args(["--path", "slow.test.js"])
         .spawn();
@@ -779,9 +767,7 @@ fn pytest_internal_error_keeps_code_3_and_shows_a_failed_node() {
 /// with jest's reason, a failed node, and 73 (jest has no usage-error code).
 #[test]
 fn jest_bad_config_exits_73_with_its_reason() {
-    let Some(project) = jest_project() else {
-        return;
-    };
+    let project = jest_project();
     project.write(
         "jest.config.js",
         "module.exports = { testEnvironment: 'no-such-env' };\n",
@@ -799,7 +785,7 @@ fn jest_bad_config_exits_73_with_its_reason() {
 /// reports an empty run. Both are 5, with one line saying so.
 #[test]
 fn js_no_tests_exits_5_and_says_so() {
-    for project in [jest_project(), vitest_project()].into_iter().flatten() {
+    for project in [jest_project(), vitest_project()] {
         let run = Tcrunner::new(project.path())
             .args(["--path", "empty"])
             .run(LIMIT);
@@ -1230,9 +1216,7 @@ fn js_live_test(header: &str) -> String {
 
 #[test]
 fn jest_results_arrive_while_the_run_goes_on() {
-    let Some(project) = jest_project() else {
-        return;
-    };
+    let project = jest_project();
     project.write("live.test.js", &js_live_test("const fs = require('fs');"));
     assert_results_arrive_while_the_run_goes_on(
         &project,
@@ -1244,9 +1228,7 @@ fn jest_results_arrive_while_the_run_goes_on() {
 
 #[test]
 fn vitest_results_arrive_while_the_run_goes_on() {
-    let Some(project) = vitest_project() else {
-        return;
-    };
+    let project = vitest_project();
     project.write(
         "live.test.mjs",
         &js_live_test("import fs from 'node:fs';\nimport { test } from 'vitest';"),

@@ -466,6 +466,13 @@ impl<W: Write> Pipeline<W> {
         self.tree.running_tests()
     }
 
+    /// Where an open node sits in the tree, by names (`a.test.js > block >
+    /// test`), for telling the user of it: jest's and vitest's source ids
+    /// are JSON.
+    pub(crate) fn path_of(&self, source: &str) -> Option<String> {
+        self.tree.path_of(source)
+    }
+
     /// What has been reported so far.
     pub(crate) fn summary(&self) -> &Summary {
         &self.sink.summary

@@ -477,7 +477,16 @@ impl State {
         } else if !running.is_empty() {
             self.crashed = true;
             let why = format!("{name} {} during this test", describe(status));
-            note(&format!("{why}: {}", running.join(", ")));
+            // pytest's ids are the node ids its users know; other ids are
+            // the reporter's own.
+            let shown: Vec<String> = running
+                .iter()
+                .map(|id| match pipeline.path_of(id) {
+                    Some(path) if name != "pytest" => path,
+                    _ => id.clone(),
+                })
+                .collect();
+            note(&format!("{why}: {}", shown.join(", ")));
             for id in running {
                 fail(pipeline, id, why.clone(), details.clone())?;
             }
