@@ -156,7 +156,12 @@ fn agrees_with_framework_json(name: &str) {
         .output()
         .unwrap();
     let report = util::json(&json);
+    // Converted in its project, the report names its tests as a live run
+    // does (file suites relative to the project), so TeamCity's history
+    // carries over between the two.
+    let converted = output(tcrunner(&["convert", json.to_str().unwrap()]).current_dir(&project));
     std::fs::remove_file(&json).unwrap();
+    let converted = tests_by_path(&converted.stdout);
 
     let (_, stream) = run(name, &[]);
     let ours = tests_by_path(&stream);
@@ -191,6 +196,11 @@ fn agrees_with_framework_json(name: &str) {
             let mine = ours
                 .get(&key)
                 .unwrap_or_else(|| panic!("{name}: {key} reported by the framework only"));
+            assert!(
+                converted.contains_key(&key),
+                "{name}: {key} not named so when converted: {:?}",
+                converted.keys()
+            );
             let mine = if mine.verdict == "error" {
                 "failed"
             } else {
@@ -766,6 +776,46 @@ fn half_of_a_surrogate_pair_does_not_lose_the_event_that_carries_it() {
         assert_eq!(cut.verdict, "failed", "{name}");
         assert_eq!(cut.expected.as_deref(), Some("🎉🎉"), "{name}");
         assert_eq!(cut.actual.as_deref(), Some("🎉\u{fffd}"), "{name}");
+    }
+}
+
+/// A JSON report converted in its project names its file suites as a live
+/// run does, relative to the project: they were named below the folder all
+/// test files share (`a/in.test.js` for `src/a/in.test.js`), so TeamCity's
+/// history did not carry over between a live run and a converted report.
+#[test]
+fn a_json_report_converted_in_its_project_names_tests_as_a_live_run() {
+    for name in ["jest30", "vitest4"] {
+        let project = case_project("path-prefix", name);
+        let framework = if name.starts_with("jest") {
+            "jest"
+        } else {
+            "vitest"
+        };
+        let (_, live) = run_in(project.path(), name, &["--framework", framework]);
+        let live: Vec<String> = tests_by_path(&live).into_keys().collect();
+        assert!(
+            live.contains(&"src/a/in.test.js > is in src/a".to_owned()),
+            "{name}: {live:?}"
+        );
+        let json = project.path().join("report.json");
+        let mut command = std::process::Command::new("node");
+        if framework == "jest" {
+            command.arg("node_modules/jest/bin/jest.js").arg("--json");
+        } else {
+            command.args(["node_modules/vitest/vitest.mjs", "run", "--reporter=json"]);
+        }
+        let status = command
+            .arg(format!("--outputFile={}", json.display()))
+            .current_dir(project.path())
+            .output()
+            .unwrap()
+            .status;
+        assert!(status.success(), "{name}: {status}");
+        let out = output(tcrunner(&["convert", "report.json"]).current_dir(project.path()));
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let converted: Vec<String> = tests_by_path(&out.stdout).into_keys().collect();
+        assert_eq!(converted, live, "{name}");
     }
 }
 

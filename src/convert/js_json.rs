@@ -199,12 +199,21 @@ struct Files<'f> {
     warnings: Vec<String>,
 }
 
+/// The current directory, to name files below (see [`Root::new`]).
+fn current_dir() -> Option<String> {
+    std::env::current_dir()
+        .ok()?
+        .into_os_string()
+        .into_string()
+        .ok()
+}
+
 impl<'f> Files<'f> {
     /// For the report whose files are `names`.
     fn new<'n>(flavor: &'f Flavor, names: impl Iterator<Item = Option<&'n str>>) -> Self {
         Files {
             flavor,
-            root: Root::common(names),
+            root: Root::new(names, current_dir().as_deref()),
             tree: Grouper::default(),
             warnings: Vec::new(),
         }
