@@ -73,6 +73,7 @@ use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, T
 use super::junit_fast::{self, attr_value, local_name, plain_millis};
 use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
+use super::pytest_json::COLLECTION_ERROR;
 use crate::tree::FastMap;
 
 /// Reads one JUnit XML document, sending events as test cases close.
@@ -527,6 +528,7 @@ impl State {
     }
 
     fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        collection_error(&mut case);
         let frame_index = self.frames.len() - 1;
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
@@ -801,6 +803,26 @@ fn describe(problem: Problem) -> (Option<String>, Option<String>) {
         .or_else(|| non_empty(problem.kind.as_deref()))
         .or_else(|| details.as_deref().and_then(|d| non_empty(d.lines().next())));
     (message, details)
+}
+
+/// pytest writes a module it could not collect as a case named by the
+/// module's dotted path, with no classname and an error `collection
+/// failure`: made the `<collection error>` test of that module, as a live
+/// run and pytest-json-report show it, with the exception's `E` line as its
+/// message.
+fn collection_error(case: &mut Case) {
+    const PYTEST_MESSAGE: &str = "collection failure";
+    let Some(error) = case.error.as_deref_mut() else {
+        return;
+    };
+    if !case.classname.is_empty() || error.message.as_deref() != Some(PYTEST_MESSAGE) {
+        return;
+    }
+    std::mem::swap(&mut case.classname, &mut case.name);
+    case.name.push_str(COLLECTION_ERROR);
+    if let Some(line) = error.text.lines().rev().find(|l| l.starts_with("E ")) {
+        error.message = Some(line.trim_start_matches('E').trim().to_string());
+    }
 }
 
 /// Text without leading blank lines and trailing whitespace; `None` if blank.

@@ -140,9 +140,20 @@ fn pytest_classnames_nest_module_and_classes() {
             ("TestInner".to_string(), NodeKind::Suite),
         ]
     );
-    // The collection error has an empty classname: at the top, as pytest's
-    // own `pytest` suite is the run and not reported.
-    assert_eq!(ancestry(&events, &nodes["test_broken"]).len(), 0);
+    // The collection error (a case named by the module, with no classname)
+    // is the module's `<collection error>`, as in a live run; pytest's own
+    // `pytest` suite is the run and not reported.
+    assert!(!nodes.contains_key("test_broken"));
+    assert_eq!(
+        ancestry(&events, &nodes["<collection error>"]),
+        [("test_broken.py".to_string(), NodeKind::File)]
+    );
+    let broken = result_of(&events, &nodes, "<collection error>");
+    assert_eq!(broken.outcome, Outcome::Error);
+    assert!(
+        broken.message.as_deref().is_some_and(|m| m.starts_with("ModuleNotFoundError: ")),
+        "{broken:?}"
+    );
     assert!(!nodes.contains_key("pytest"));
     let setup = result_of(&events, &nodes, "test_setup_throws");
     assert_eq!(setup.outcome, Outcome::Error);
