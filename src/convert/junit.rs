@@ -72,8 +72,8 @@ use quick_xml::Reader;
 use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, TestNode};
 use super::junit_fast::{self, attr_value, local_name, plain_millis};
 use super::position::Counted;
-use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 use super::pytest_json::COLLECTION_ERROR;
+use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 use crate::tree::FastMap;
 
 /// Reads one JUnit XML document, sending events as test cases close.

@@ -151,7 +151,10 @@ fn pytest_classnames_nest_module_and_classes() {
     let broken = result_of(&events, &nodes, "<collection error>");
     assert_eq!(broken.outcome, Outcome::Error);
     assert!(
-        broken.message.as_deref().is_some_and(|m| m.starts_with("ModuleNotFoundError: ")),
+        broken
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("ModuleNotFoundError: ")),
         "{broken:?}"
     );
     assert!(!nodes.contains_key("pytest"));
