@@ -12,6 +12,15 @@ use util::{
     assert_clean, assert_matches_model, messages, output, path, tcrunner, tests_by_path, Project,
 };
 
+/// The `out` of every `kind` message (`testStdOut`, `testStdErr`), in order.
+fn outputs(stream: &[u8], kind: &str) -> Vec<String> {
+    messages(stream)
+        .iter()
+        .filter(|m| m.name == kind)
+        .filter_map(|m| m.get("out").map(str::to_owned))
+        .collect()
+}
+
 /// A fixture install under target/node (scripts/setup-node.sh).
 fn node_project(name: &str) -> PathBuf {
     let modules = util::node_modules(name)
@@ -488,12 +497,8 @@ fn failing_run(case: &str, name: &str) -> (Project, Vec<u8>) {
 fn vitest_console_output_carries_no_colour_codes() {
     let project = case_project("vitest-values", "vitest4");
     let (_, stream) = run_in(project.path(), "vitest4", &[]);
-    let outputs: Vec<String> = messages(&stream)
-        .iter()
-        .filter(|m| m.name == "testStdOut")
-        .filter_map(|m| m.get("out").map(str::to_owned))
-        .collect();
-    assert_eq!(outputs, ["answer 42\n"]);
+    let printed = outputs(&stream, "testStdOut");
+    assert_eq!(printed, ["answer 42\n"]);
 }
 
 /// Asserts that each test of `keys` failed with no expected/actual pair: a
@@ -998,11 +1003,7 @@ fn a_jest_test_that_passes_on_a_retry_is_one_passed_test() {
         .into();
         assert_eq!(verdicts(&stream), want, "{name}");
         // The failed attempt is told in the test's output.
-        let attempts: Vec<String> = messages(&stream)
-            .iter()
-            .filter(|m| m.name == "testStdErr")
-            .filter_map(|m| m.get("out").map(str::to_owned))
-            .collect();
+        let attempts = outputs(&stream, "testStdErr");
         assert_eq!(attempts.len(), 3, "{name}: {attempts:?}");
         assert!(
             attempts.iter().all(|a| a.starts_with("Attempt ")),
@@ -1046,11 +1047,7 @@ fn a_vitest_test_run_again_tells_its_attempts() {
             Some("Error: attempt 3"),
             "{name}"
         );
-        let attempts: Vec<String> = messages(&stream)
-            .iter()
-            .filter(|m| m.name == "testStdErr")
-            .filter_map(|m| m.get("out").map(str::to_owned))
-            .collect();
+        let attempts = outputs(&stream, "testStdErr");
         assert_eq!(attempts.len(), 1, "{name}: {attempts:?}");
         assert!(
             attempts[0].starts_with("Attempt 1 failed: expected 1 to be 2"),
