@@ -114,9 +114,11 @@ impl std::ops::Index<&str> for Declarations {
 
 use crate::event::{LogLevel, Node, NodeKind, Stream, TestEvent, TestResult};
 
-/// A node that has been opened, as reporters see it.
-#[derive(Debug, Clone)]
-pub(crate) struct Opened {
+/// A node that has been opened, as reporters see it: its place in the
+/// tree and its declaration, borrowed (a report file's test is reported
+/// from the reader's own buffers, never moved or copied on the way).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Opened<'a> {
     /// The node's id.
     pub id: u64,
     /// The parent's id (`offset` for top-level nodes).
@@ -127,7 +129,28 @@ pub(crate) struct Opened {
     /// A test rather than a suite.
     pub is_test: bool,
     /// The declaration.
-    pub node: Node,
+    pub node: &'a Node,
+}
+
+/// Where a node was opened: an [`Opened`] without its declaration.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    id: u64,
+    parent: u64,
+    flow: u64,
+    is_test: bool,
+}
+
+impl Place {
+    fn of(self, node: &Node) -> Opened<'_> {
+        Opened {
+            id: self.id,
+            parent: self.parent,
+            flow: self.flow,
+            is_test: self.is_test,
+            node,
+        }
+    }
 }
 
 /// What the tree tells a reporter, in output order.
@@ -136,31 +159,31 @@ pub(crate) enum TreeEvent<'a> {
     /// The number of tests expected.
     Count(u64),
     /// A suite or test opens.
-    Started(&'a Opened),
+    Started(&'a Opened<'a>),
     /// Output of an open node, or of the run.
     Output {
-        node: Option<&'a Opened>,
+        node: Option<&'a Opened<'a>>,
         stream: Stream,
         text: &'a str,
     },
     /// A test ends with a verdict (its id is `node.node.id`; `result.id`
     /// may be empty).
     Finished {
-        node: &'a Opened,
+        node: &'a Opened<'a>,
         result: &'a TestResult,
     },
     /// A test never finished: the run ended under it.
-    Stopped(&'a Opened),
+    Stopped(&'a Opened<'a>),
     /// A suite closes.
-    SuiteFinished(&'a Opened),
+    SuiteFinished(&'a Opened<'a>),
     /// A run-level note.
     Log { level: LogLevel, text: &'a str },
     /// Collect-only: a suite of the pre-declared tree opens.
-    TreeSuite(&'a Opened),
+    TreeSuite(&'a Opened<'a>),
     /// Collect-only: a test of the pre-declared tree.
-    TreeTest(&'a Opened),
+    TreeTest(&'a Opened<'a>),
     /// Collect-only: a suite of the pre-declared tree ends.
-    TreeSuiteEnd(&'a Opened),
+    TreeSuiteEnd(&'a Opened<'a>),
     /// Collect-only: the pre-declared tree is complete.
     TreeEnded,
 }
@@ -170,14 +193,22 @@ pub(crate) trait Reporter {
     fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()>;
 }
 
-/// An open node; the source id it was opened for is `opened.node.id`.
+/// An open node; the source id it was opened for is `node.id`.
 #[derive(Debug)]
 struct Live {
-    opened: Opened,
+    place: Place,
+    /// The declaration.
+    node: Node,
     /// Open children, in opening order.
     children: Vec<u64>,
     /// The source said no more children will come.
     done: bool,
+}
+
+impl Live {
+    fn opened(&self) -> Opened<'_> {
+        self.place.of(&self.node)
+    }
 }
 
 /// Ids, states and the open/close discipline.
@@ -259,9 +290,9 @@ impl Tree {
                     Some(id) => self.output_target(&id, out)?,
                     None => None,
                 };
-                let node = target.and_then(|id| self.live.get(&id)).map(|l| &l.opened);
+                let node = target.and_then(|id| self.live.get(&id)).map(Live::opened);
                 out.report(TreeEvent::Output {
-                    node,
+                    node: node.as_ref(),
                     stream,
                     text: &text,
                 })
@@ -279,15 +310,15 @@ impl Tree {
     }
 
     /// `Test(node)` then `Finished(result)` for that node (`result.id` is
-    /// not read), without storing the declaration in between when nothing
-    /// else is known under its id, the usual case of a report file. Gives
-    /// the declaration back when it was not kept, for its buffers.
+    /// not read), reported from the caller's buffers without storing the
+    /// declaration when nothing else is known under its id, the usual case
+    /// of a report file. Otherwise the events are applied from copies.
     pub(crate) fn test_finished(
         &mut self,
-        node: Node,
-        mut result: TestResult,
+        node: &Node,
+        result: &TestResult,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Option<Node>> {
+    ) -> std::io::Result<()> {
         if self.collected.is_none()
             && node.kind == NodeKind::Test
             && !self.open_by_source.contains_key(&node.id)
@@ -295,13 +326,15 @@ impl Tree {
             // Declaring would replace an earlier declaration of the id and
             // finishing would take the new one out: neither is left.
             self.declared.remove(&node.id);
-            let opened = self.start_node(node, out)?;
-            return self.finished(opened, &result, out).map(Some);
+            let place = self.start_node(node, out)?;
+            return self.finished(place, node, result, out);
         }
-        result.id = node.id.clone();
-        self.apply(TestEvent::Test(node), out)?;
-        self.apply(TestEvent::Finished(result), out)?;
-        Ok(None)
+        let result = TestResult {
+            id: node.id.clone(),
+            ..result.clone()
+        };
+        self.apply(TestEvent::Test(node.clone()), out)?;
+        self.apply(TestEvent::Finished(result), out)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,
@@ -316,11 +349,11 @@ impl Tree {
         ids.sort_unstable_by(|a, b| b.cmp(a));
         for id in ids {
             let live = self.live.remove(&id).expect("listed above");
-            self.open_by_source.remove(&live.opened.node.id);
-            if live.opened.is_test {
-                out.report(TreeEvent::Stopped(&live.opened))?;
+            self.open_by_source.remove(&live.node.id);
+            if live.place.is_test {
+                out.report(TreeEvent::Stopped(&live.opened()))?;
             } else {
-                out.report(TreeEvent::SuiteFinished(&live.opened))?;
+                out.report(TreeEvent::SuiteFinished(&live.opened()))?;
             }
         }
         Ok(())
@@ -366,13 +399,13 @@ impl Tree {
                 (*id, live_parent.unwrap_or(self.offset), false)
             })
             .collect();
-        let mut opened: HashMap<&str, Opened> = HashMap::new();
+        let mut opened: HashMap<&str, Opened<'_>> = HashMap::new();
         while let Some((id, parent, closing)) = stack.pop() {
             if closing {
                 out.report(TreeEvent::TreeSuiteEnd(&opened[id]))?;
                 continue;
             }
-            let node = self.declared[id].clone();
+            let node = &self.declared[id];
             let kids = children.get(&Some(id));
             let is_test = node.kind == NodeKind::Test && kids.is_none();
             let me = Opened {
@@ -404,11 +437,11 @@ impl Tree {
     /// Source ids of the tests running now, oldest first.
     pub(crate) fn running_tests(&self) -> Vec<String> {
         let mut running: Vec<(&u64, &Live)> =
-            self.live.iter().filter(|(_, l)| l.opened.is_test).collect();
+            self.live.iter().filter(|(_, l)| l.place.is_test).collect();
         running.sort_unstable_by_key(|(id, _)| **id);
         running
             .into_iter()
-            .map(|(_, l)| l.opened.node.id.clone())
+            .map(|(_, l)| l.node.id.clone())
             .collect()
     }
 
@@ -422,16 +455,17 @@ impl Tree {
         if let Some(&id) = self.open_by_source.get(source) {
             return Ok(id);
         }
-        let opened = self.start(source, as_test, out)?;
-        Ok(self.register(opened))
+        let (place, node) = self.start(source, as_test, out)?;
+        Ok(self.register(place, node))
     }
 
     /// Registers a started node as open; returns its id.
-    fn register(&mut self, opened: Opened) -> u64 {
-        let id = opened.id;
-        self.open_by_source.insert(opened.node.id.clone(), id);
+    fn register(&mut self, place: Place, node: Node) -> u64 {
+        let id = place.id;
+        self.open_by_source.insert(node.id.clone(), id);
         let live = Live {
-            opened,
+            place,
+            node,
             children: Vec::new(),
             done: false,
         };
@@ -447,9 +481,10 @@ impl Tree {
         source: &str,
         as_test: bool,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Opened> {
+    ) -> std::io::Result<(Place, Node)> {
         let node = self.take_declaration(source, as_test);
-        self.start_node(node, out)
+        let place = self.start_node(&node, out)?;
+        Ok((place, node))
     }
 
     /// The declaration of `source`, to open it.
@@ -475,8 +510,8 @@ impl Tree {
     }
 
     /// [`Tree::start`] for a node already taken from (or never in) `declared`.
-    fn start_node(&mut self, node: Node, out: &mut impl Reporter) -> std::io::Result<Opened> {
-        let parent = self.open_ancestors(&node, out)?;
+    fn start_node(&mut self, node: &Node, out: &mut impl Reporter) -> std::io::Result<Place> {
+        let parent = self.open_ancestors(node, out)?;
         self.start_under(node, parent, out)
     }
 
@@ -517,21 +552,21 @@ impl Tree {
         }
         for source in chain.iter().rev() {
             let node = self.take_declaration(source, false);
-            let opened = self.start_under(node, parent, out)?;
-            parent = Some(self.register(opened));
+            let place = self.start_under(&node, parent, out)?;
+            parent = Some(self.register(place, node));
         }
         Ok(parent)
     }
 
     /// Reports `node` as started under `parent` (open) and counts it as one
     /// of its children.
-    #[inline(always)] // the hot path of every test: the node is not moved again
+    #[inline(always)] // the hot path of every test
     fn start_under(
         &mut self,
-        node: Node,
+        node: &Node,
         parent: Option<u64>,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Opened> {
+    ) -> std::io::Result<Place> {
         let id = self.next_id;
         self.next_id += 1;
         let is_test = node.kind == NodeKind::Test;
@@ -539,22 +574,21 @@ impl Tree {
         if let Some(parent) = parent {
             let live = self.live.get_mut(&parent).expect("parent is open");
             if node.kind != NodeKind::File {
-                flow = live.opened.flow;
+                flow = live.place.flow;
             }
             live.children.push(id);
         }
-        let opened = Opened {
+        let place = Place {
             id,
             parent: parent.unwrap_or(self.offset),
             flow,
             is_test,
-            node,
         };
-        out.report(TreeEvent::Started(&opened))?;
+        out.report(TreeEvent::Started(&place.of(node)))?;
         if self.collected.is_some() {
-            self.opened_live.insert(opened.node.id.clone());
+            self.opened_live.insert(node.id.clone());
         }
-        Ok(opened)
+        Ok(place)
     }
 
     /// Where output for `source` goes: the node if open, an undeclared-yet
@@ -594,8 +628,8 @@ impl Tree {
             // one lookup: the declaration is taken out at once.
             match self.declared.remove(&result.id) {
                 Some(node) if node.kind == NodeKind::Test => {
-                    let opened = self.start_node(node, out)?;
-                    return self.finished(opened, &result, out).map(drop);
+                    let place = self.start_node(&node, out)?;
+                    return self.finished(place, &node, &result, out);
                 }
                 Some(node) => self.declared.insert(node),
                 None => {}
@@ -619,7 +653,7 @@ impl Tree {
             };
             self.declared.insert(node);
         }
-        let opened = match self.open_by_source.remove(&result.id) {
+        let (place, node) = match self.open_by_source.remove(&result.id) {
             Some(id) => {
                 // Subtests still running under this test end with it.
                 self.close_children(id, out)?;
@@ -630,35 +664,35 @@ impl Tree {
                 if self.collected.is_none() {
                     self.declared.remove(&result.id);
                 }
-                live.opened
+                (live.place, live.node)
             }
             // Started and finished at once, so never registered as open:
             // `start` already took its declaration out of `declared`.
             None => self.start(&result.id, true, out)?,
         };
-        self.finished(opened, &result, out).map(drop)
+        self.finished(place, &node, &result, out)
     }
 
     /// Reports a test's verdict (the test is no longer open) and detaches
-    /// it from its parent. Gives the declaration back.
+    /// it from its parent.
     fn finished(
         &mut self,
-        opened: Opened,
+        place: Place,
+        node: &Node,
         result: &TestResult,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Node> {
+    ) -> std::io::Result<()> {
         out.report(TreeEvent::Finished {
-            node: &opened,
+            node: &place.of(node),
             result,
         })?;
-        self.detach(opened.parent, opened.id, out)?;
-        Ok(opened.node)
+        self.detach(place.parent, place.id, out)
     }
 
     /// Whether `source` names a suite (declared as one, or open as one).
     fn is_suite(&self, source: &str) -> bool {
         match self.open_by_source.get(source) {
-            Some(id) => !self.live[id].opened.is_test,
+            Some(id) => !self.live[id].place.is_test,
             None => self
                 .declared
                 .get(source)
@@ -682,11 +716,11 @@ impl Tree {
         }
         for child in order.into_iter().rev() {
             let live = self.live.remove(&child).expect("children are open");
-            self.open_by_source.remove(&live.opened.node.id);
-            if live.opened.is_test {
-                out.report(TreeEvent::Stopped(&live.opened))?;
+            self.open_by_source.remove(&live.node.id);
+            if live.place.is_test {
+                out.report(TreeEvent::Stopped(&live.opened()))?;
             } else {
-                out.report(TreeEvent::SuiteFinished(&live.opened))?;
+                out.report(TreeEvent::SuiteFinished(&live.opened()))?;
             }
         }
         Ok(())
@@ -711,9 +745,7 @@ impl Tree {
             };
             live.done = true;
             let children = live.children.clone();
-            let suites = children
-                .into_iter()
-                .filter(|c| !self.live[c].opened.is_test);
+            let suites = children.into_iter().filter(|c| !self.live[c].place.is_test);
             stack.extend(suites);
         }
     }
@@ -725,7 +757,7 @@ impl Tree {
         let mut next = Some(id);
         while let Some(top) = next.take() {
             let children = match self.live.get(&top) {
-                Some(live) if live.done && !live.opened.is_test => &live.children,
+                Some(live) if live.done && !live.place.is_test => &live.children,
                 // The usual case: a test finished in a suite still running.
                 _ => return Ok(()),
             };
@@ -740,7 +772,7 @@ impl Tree {
             let mut stack = vec![top];
             while let Some(node) = stack.pop() {
                 match self.live.get(&node) {
-                    Some(live) if live.done && !live.opened.is_test => {
+                    Some(live) if live.done && !live.place.is_test => {
                         order.push(node);
                         stack.extend(live.children.iter().copied());
                     }
@@ -765,12 +797,12 @@ impl Tree {
     /// takes it from its parent's children; gives the parent's id.
     fn close_suite(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<u64> {
         let live = self.live.remove(&id).expect("open");
-        self.open_by_source.remove(&live.opened.node.id);
+        self.open_by_source.remove(&live.node.id);
         if self.forget_done_suites && live.done {
-            self.declared.remove(&live.opened.node.id);
+            self.declared.remove(&live.node.id);
         }
-        out.report(TreeEvent::SuiteFinished(&live.opened))?;
-        let parent = live.opened.parent;
+        out.report(TreeEvent::SuiteFinished(&live.opened()))?;
+        let parent = live.place.parent;
         if let Some(open) = self.live.get_mut(&parent) {
             open.children.retain(|&c| c != id);
         }
@@ -1366,7 +1398,8 @@ mod tests {
                     .unwrap();
                 one.apply(TestEvent::Finished(verdict.clone()), &mut log_one)
                     .unwrap();
-                two.test_finished(declared, verdict, &mut log_two).unwrap();
+                two.test_finished(&declared, &verdict, &mut log_two)
+                    .unwrap();
             }
             one.close_all(&mut log_one).unwrap();
             two.close_all(&mut log_two).unwrap();

@@ -14,13 +14,15 @@ pub(crate) trait Sink {
 
     /// A test without output, declared and finished at once: the events
     /// `Test(node)` and `Finished(result)` with `result.id` = `node.id`,
-    /// which a sink may take in one step. A sink that is done with the
-    /// declaration gives it back, for the reader to reuse its buffers.
-    fn test_finished(&mut self, node: Node, mut result: TestResult) -> io::Result<Option<Node>> {
-        result.id = node.id.clone();
-        self.event(TestEvent::Test(node))?;
-        self.event(TestEvent::Finished(result))?;
-        Ok(None)
+    /// which a sink may take in one step. Borrowed: the reader fills the
+    /// same buffers in for its next test.
+    fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
+        let result = TestResult {
+            id: node.id.clone(),
+            ..result.clone()
+        };
+        self.event(TestEvent::Test(node.clone()))?;
+        self.event(TestEvent::Finished(result))
     }
 }
 
@@ -29,7 +31,7 @@ impl<W: Write> Sink for Pipeline<W> {
         Pipeline::event(self, event)
     }
 
-    fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<Option<Node>> {
+    fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
         Pipeline::test_finished(self, node, result)
     }
 }
@@ -98,8 +100,6 @@ pub(crate) struct Emitter<'a> {
     sink: &'a mut dyn Sink,
     /// Prefix that makes this file's ids unique within the run.
     prefix: String,
-    /// The declaration of the last test the sink gave back.
-    spare: Option<Node>,
 }
 
 impl<'a> Emitter<'a> {
@@ -107,7 +107,6 @@ impl<'a> Emitter<'a> {
         Emitter {
             sink,
             prefix: prefix.into(),
-            spare: None,
         }
     }
 
@@ -129,50 +128,26 @@ impl<'a> Emitter<'a> {
         id.push_str(digits);
     }
 
-    /// An empty declaration to fill in: that of a test the sink is done
-    /// with (its id, parent and name cleared, keeping their buffers), or a
-    /// new one. Saves a report file's reader three allocations per test.
-    pub(crate) fn recycled_node(&mut self) -> Node {
-        let Some(Node {
-            mut id,
-            mut parent,
-            mut name,
-            ..
-        }) = self.spare.take()
-        else {
-            return Node::default();
-        };
-        id.clear();
-        name.clear();
-        if let Some(parent) = &mut parent {
-            parent.clear();
-        }
-        Node {
-            id,
-            parent,
-            name,
-            ..Node::default()
-        }
-    }
-
     pub(crate) fn send(&mut self, event: TestEvent) -> Result<(), ReadError> {
         self.sink.event(event).map_err(ReadError::Output)
     }
 
     /// Declares, starts, feeds output to and finishes one test. A test
     /// without output is declared and finished in one step (the tree starts
-    /// a declared test that finishes unstarted).
-    pub(crate) fn test(&mut self, test: TestNode) -> Result<(), ReadError> {
+    /// a declared test that finishes unstarted), from the caller's buffers,
+    /// which it may fill in again for its next test; one with output is
+    /// taken out of `test`.
+    pub(crate) fn test(&mut self, test: &mut TestNode) -> Result<(), ReadError> {
         if test.output.iter().all(|(_, text)| text.is_empty()) {
-            self.spare = (self.sink)
-                .test_finished(test.node, test.result)
-                .map_err(ReadError::Output)?;
-            return Ok(());
+            return (self.sink)
+                .test_finished(&test.node, &test.result)
+                .map_err(ReadError::Output);
         }
-        let id = test.node.id.clone();
-        self.send(TestEvent::Test(test.node))?;
+        let node = std::mem::take(&mut test.node);
+        let id = node.id.clone();
+        self.send(TestEvent::Test(node))?;
         self.send(TestEvent::Started { id: id.clone() })?;
-        for (stream, text) in test.output {
+        for (stream, text) in std::mem::take(&mut test.output) {
             if !text.is_empty() {
                 self.send(TestEvent::Output {
                     id: Some(id.clone()),
@@ -181,7 +156,8 @@ impl<'a> Emitter<'a> {
                 })?;
             }
         }
-        self.send(TestEvent::Finished(TestResult { id, ..test.result }))
+        let result = std::mem::take(&mut test.result);
+        self.send(TestEvent::Finished(TestResult { id, ..result }))
     }
 }
 
@@ -298,7 +274,7 @@ impl Grouper {
                     test.node.id = out.numbered_id(*numbered);
                     test.node.parent = parent;
                     test.node.kind = NodeKind::Test;
-                    out.test(*test)?;
+                    out.test(&mut test)?;
                 }
                 None => {
                     if let Some((_, Some(id))) = stack.pop() {

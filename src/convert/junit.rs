@@ -228,6 +228,8 @@ struct State {
     spare_classname: String,
     /// A buffer for the next case's `name`.
     spare_name: String,
+    /// The test being sent, filled in over the buffers of the one before.
+    test: TestNode,
     /// Bytes read past quick-xml (plain empty test cases, taken directly);
     /// added to its positions to give positions in the file.
     skipped: u64,
@@ -518,12 +520,7 @@ impl State {
     }
 
     fn parent_id(&self) -> Option<&String> {
-        let frame = self.frames.last()?;
-        frame
-            .classes
-            .last()
-            .map(|(_, (_, id))| id)
-            .or(frame.id.as_ref())
+        parent_id(&self.frames)
     }
 
     fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
@@ -566,19 +563,25 @@ impl State {
         let py_file = pytest
             && !self.frames[frame_index].suite_file
             && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
-        // Filled in over the buffers of an earlier test's declaration.
-        let mut node = out.recycled_node();
+        // Filled in over the buffers of the test before.
+        let test = &mut self.test;
+        let node = &mut test.node;
         self.next_id += 1;
         out.numbered_id_into(self.next_id, &mut node.id);
-        match (&mut node.parent, self.parent_id()) {
-            (Some(parent), Some(id)) => parent.push_str(id),
+        match (&mut node.parent, parent_id(&self.frames)) {
+            (Some(parent), Some(id)) => {
+                parent.clear();
+                parent.push_str(id);
+            }
             (parent, id) => *parent = id.cloned(),
         }
         std::mem::swap(&mut node.name, &mut case.name);
         node.kind = NodeKind::Test;
         node.line = line(case.line, if py_file { 1 } else { 0 });
         node.file = case.file;
-        let mut result = TestResult {
+        test.output = case.output;
+        let result = &mut test.result;
+        *result = TestResult {
             duration_ms: case.duration_ms,
             ..TestResult::default()
         };
@@ -609,11 +612,7 @@ impl State {
         } else if case.not_run {
             result.outcome = Outcome::Skipped;
         }
-        out.test(TestNode {
-            node,
-            output: case.output,
-            result,
-        })?;
+        out.test(test)?;
         self.spare_classname = case.classname;
         self.spare_name = case.name;
         Ok(())
@@ -657,7 +656,7 @@ impl State {
             details,
             ..TestResult::default()
         };
-        out.test(TestNode {
+        out.test(&mut TestNode {
             node,
             result,
             ..TestNode::default()
@@ -745,6 +744,16 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// The id of the innermost open suite: a classname suite, else the `<testsuite>`.
+fn parent_id(frames: &[Frame]) -> Option<&String> {
+    let frame = frames.last()?;
+    frame
+        .classes
+        .last()
+        .map(|(_, (_, id))| id)
+        .or(frame.id.as_ref())
 }
 
 fn close_frame(mut frame: Frame, out: &mut Emitter<'_>) -> Result<(), ReadError> {

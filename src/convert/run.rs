@@ -123,7 +123,7 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
         self.inner.event(event)
     }
 
-    fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<Option<Node>> {
+    fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
         self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
         self.inner.test_finished(node, result)
     }

@@ -38,7 +38,7 @@ impl<W: Write> Intellij<W> {
     }
 }
 
-fn with_ids(name: &str, node: &Opened) -> Message {
+fn with_ids(name: &str, node: &Opened<'_>) -> Message {
     Message::new(name).with("nodeId", node.id.to_string())
 }
 
@@ -138,7 +138,7 @@ impl<W: Write> Reporter for Intellij<W> {
 impl<W: Write> Intellij<W> {
     /// A message that registers a node (ids, name, location, metainfo),
     /// written from borrowed parts: the hot path of every run.
-    fn opening(&mut self, kind: &str, node: &Opened) -> io::Result<()> {
+    fn opening(&mut self, kind: &str, node: &Opened<'_>) -> io::Result<()> {
         let (mut id_buf, mut parent_buf, mut line_buf) =
             (Num::default(), Num::default(), Num::default());
         let built_hint;
@@ -174,7 +174,7 @@ impl<W: Write> Intellij<W> {
 
 /// A `file://` URL built from the node's file and line, for a node whose
 /// source gave no hint.
-fn file_hint(node: &Opened) -> Option<String> {
+fn file_hint(node: &Opened<'_>) -> Option<String> {
     let file = node.node.file.as_deref()?;
     Some(match node.node.line {
         Some(line) => format!("file://{file}:{line}"),

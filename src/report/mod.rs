@@ -352,7 +352,7 @@ impl<W: Write> Reporter for Counting<W> {
 }
 
 impl<W: Write> Counting<W> {
-    fn release(&mut self, node: &crate::tree::Opened, passed: bool) -> io::Result<()> {
+    fn release(&mut self, node: &crate::tree::Opened<'_>, passed: bool) -> io::Result<()> {
         let Some(output) = self.held.as_mut().and_then(|held| held.remove(&node.id)) else {
             return Ok(());
         };
@@ -435,13 +435,9 @@ impl<W: Write> Pipeline<W> {
     }
 
     /// The events `Test(node)` and `Finished(result)` of a test without
-    /// output, in one step ([`Tree::test_finished`]); the declaration back
-    /// if the tree did not keep it.
-    pub(crate) fn test_finished(
-        &mut self,
-        node: Node,
-        result: TestResult,
-    ) -> io::Result<Option<Node>> {
+    /// output, in one step ([`Tree::test_finished`]), from the caller's
+    /// buffers.
+    pub(crate) fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
         self.tree.test_finished(node, result, &mut self.sink)
     }
 

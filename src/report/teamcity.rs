@@ -79,7 +79,7 @@ impl<W: Write> Teamcity<W> {
         Ok(())
     }
 
-    fn started(&mut self, node: &Opened) -> io::Result<()> {
+    fn started(&mut self, node: &Opened<'_>) -> io::Result<()> {
         let parent = self.nodes.get(&node.parent);
         if node.node.kind == NodeKind::Dir {
             let name = match parent {
@@ -246,7 +246,7 @@ impl<W: Write> Teamcity<W> {
         Ok(())
     }
 
-    fn test_done(&mut self, node: &Opened) -> io::Result<Named> {
+    fn test_done(&mut self, node: &Opened<'_>) -> io::Result<Named> {
         let named = self
             .nodes
             .remove(&node.id)
