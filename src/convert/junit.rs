@@ -70,7 +70,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, TestNode};
-use super::junit_fast::{self, attr_value, local_name, plain_millis};
+use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue};
 use super::position::Counted;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 use crate::tree::FastMap;
@@ -172,7 +172,7 @@ struct Case {
 
 impl Case {
     /// Takes one `<testcase>` attribute, by qualified name and raw value.
-    fn set(&mut self, key: &[u8], raw: &[u8]) {
+    fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         enum Slot {
             Name,
             Classname,
@@ -181,16 +181,21 @@ impl Case {
             Line,
             Status,
         }
-        let slot = match local_name(key) {
-            b"name" => Slot::Name,
-            b"classname" => Slot::Classname,
-            b"time" => Slot::Time,
-            b"file" => Slot::File,
-            b"line" => Slot::Line,
-            b"status" | b"result" => Slot::Status,
-            _ => return,
+        let slot_of = |local: &[u8]| match local {
+            b"name" => Some(Slot::Name),
+            b"classname" => Some(Slot::Classname),
+            b"time" => Some(Slot::Time),
+            b"file" => Some(Slot::File),
+            b"line" => Some(Slot::Line),
+            b"status" | b"result" => Some(Slot::Status),
+            _ => None,
         };
-        let value = attr_value(raw);
+        // A name without a prefix, the usual one, is its own local name:
+        // no need to look for a `:` in it (none of these names has one).
+        let Some(slot) = slot_of(key).or_else(|| slot_of(local_name(key))) else {
+            return;
+        };
+        let value = raw.decode();
         match slot {
             Slot::Name => {
                 self.name.clear();
@@ -263,7 +268,8 @@ impl State {
                         counted.consume(len);
                         self.skipped += len as u64;
                         // What opening and closing the element do.
-                        self.send_case(case, out)?;
+                        self.send_case(&mut case, out)?;
+                        self.recycle(case);
                         continue;
                     }
                     None => self.recycle(case),
@@ -438,7 +444,7 @@ impl State {
                     None => {
                         let mut case = self.new_case();
                         for a in e.attributes().with_checks(false).flatten() {
-                            case.set(a.key.into_inner(), &a.value);
+                            case.set(a.key.into_inner(), RawValue::new(&a.value));
                         }
                         case
                     }
@@ -502,8 +508,9 @@ impl State {
                 }
             }
             Elem::Case => {
-                if let Some(case) = self.case.take() {
-                    self.send_case(case, out)?;
+                if let Some(mut case) = self.case.take() {
+                    self.send_case(&mut case, out)?;
+                    self.recycle(case);
                 }
             }
             Elem::Suite => {
@@ -523,7 +530,8 @@ impl State {
         parent_id(&self.frames)
     }
 
-    fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+    /// Sends a closed case, taking what it holds but its name buffers.
+    fn send_case(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         let frame_index = self.frames.len() - 1;
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
@@ -578,17 +586,17 @@ impl State {
         std::mem::swap(&mut node.name, &mut case.name);
         node.kind = NodeKind::Test;
         node.line = line(case.line, if py_file { 1 } else { 0 });
-        node.file = case.file;
-        test.output = case.output;
+        node.file = case.file.take();
+        test.output = std::mem::take(&mut case.output);
         let result = &mut test.result;
         *result = TestResult {
             duration_ms: case.duration_ms,
             ..TestResult::default()
         };
-        if let Some(failure) = case.failure {
+        if let Some(failure) = case.failure.take() {
             result.outcome = Outcome::Failed;
             let (message, mut details) = describe(*failure);
-            if let Some(error) = case.error {
+            if let Some(error) = case.error.take() {
                 // Never two verdicts: a teardown error after a failure is context.
                 let (error_message, error_details) = describe(*error);
                 for part in [error_message, error_details].into_iter().flatten() {
@@ -596,10 +604,10 @@ impl State {
                 }
             }
             (result.message, result.details) = (message, details);
-        } else if let Some(error) = case.error {
+        } else if let Some(error) = case.error.take() {
             result.outcome = Outcome::Error;
             (result.message, result.details) = describe(*error);
-        } else if let Some(skipped) = case.skipped {
+        } else if let Some(skipped) = case.skipped.take() {
             let xfail = skipped.kind.as_deref() == Some("pytest.xfail");
             result.outcome = if xfail {
                 Outcome::Xfail
@@ -612,10 +620,7 @@ impl State {
         } else if case.not_run {
             result.outcome = Outcome::Skipped;
         }
-        out.test(test)?;
-        self.spare_classname = case.classname;
-        self.spare_name = case.name;
-        Ok(())
+        out.test(test)
     }
 
     /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
