@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
-use crate::report::{Num, Pipeline};
+use crate::report::Pipeline;
 
 /// Where a reader sends its events.
 pub(crate) trait Sink {
@@ -120,7 +120,7 @@ impl<'a> Emitter<'a> {
     /// [`Emitter::numbered_id`] written over `id`, reusing its buffer.
     pub(crate) fn numbered_id_into(&self, n: u64, id: &mut String) {
         // Digits formatted on the stack: `write!` costs more than the rest of the id.
-        let mut digits = Num::default();
+        let mut digits = tcrunner_protocol::Decimal::default();
         let digits = digits.format(n);
         id.clear();
         id.reserve(self.prefix.len() + digits.len());
