@@ -28,9 +28,25 @@ impl Hasher for FxHasher {
             let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
             self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
+        // The last bytes as one word, read as two that may overlap (each
+        // byte is in one of them), not one step per byte: most ids are
+        // shorter than eight bytes.
+        let rest = chunks.remainder();
+        let word = match rest.len() {
+            0 => return,
+            1 => u64::from(rest[0]),
+            2..=3 => {
+                let head = u16::from_le_bytes([rest[0], rest[1]]);
+                let tail = u16::from_le_bytes([rest[rest.len() - 2], rest[rest.len() - 1]]);
+                u64::from(head) | u64::from(tail) << 16
+            }
+            _ => {
+                let head = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+                let tail = u32::from_le_bytes(rest[rest.len() - 4..].try_into().expect("4 bytes"));
+                u64::from(head) | u64::from(tail) << 32
+            }
+        };
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
     }
 
     #[inline]
