@@ -342,8 +342,18 @@ impl Tree {
             // Declaring would replace an earlier declaration of the id and
             // finishing would take the new one out: neither is left.
             self.declared.remove(&node.id);
-            let place = self.start_node(node, out)?;
-            return self.finished(place, node, result, out);
+            let parent = self.open_ancestors(node, out)?;
+            // Started and finished in one step, the test is never one of its
+            // parent's open children: they stay as they were, and so does
+            // whether the parent closes (an open suite that is done has open
+            // children, or it would have closed).
+            let place = self.place_under(node, parent, false);
+            let opened = place.of(node);
+            out.report(TreeEvent::Started(&opened))?;
+            return out.report(TreeEvent::Finished {
+                node: &opened,
+                result,
+            });
         }
         let result = TestResult {
             id: node.id.clone(),
@@ -583,28 +593,37 @@ impl Tree {
         parent: Option<u64>,
         out: &mut impl Reporter,
     ) -> std::io::Result<Place> {
+        let place = self.place_under(node, parent, true);
+        out.report(TreeEvent::Started(&place.of(node)))?;
+        if self.collected.is_some() {
+            self.opened_live.insert(node.id.clone());
+        }
+        Ok(place)
+    }
+
+    /// The place of `node` opening under `parent` (open): the next id, and
+    /// the parent's flow unless the node is a file. `counted`: one of the
+    /// parent's open children from now on.
+    #[inline(always)]
+    fn place_under(&mut self, node: &Node, parent: Option<u64>, counted: bool) -> Place {
         let id = self.next_id;
         self.next_id += 1;
-        let is_test = node.kind == NodeKind::Test;
         let mut flow = id;
         if let Some(parent) = parent {
             let live = self.live.get_mut(&parent).expect("parent is open");
             if node.kind != NodeKind::File {
                 flow = live.place.flow;
             }
-            live.children.push(id);
+            if counted {
+                live.children.push(id);
+            }
         }
-        let place = Place {
+        Place {
             id,
             parent: parent.unwrap_or(self.offset),
             flow,
-            is_test,
-        };
-        out.report(TreeEvent::Started(&place.of(node)))?;
-        if self.collected.is_some() {
-            self.opened_live.insert(node.id.clone());
+            is_test: node.kind == NodeKind::Test,
         }
-        Ok(place)
     }
 
     /// Where output for `source` goes: the node if open, an undeclared-yet
@@ -1367,7 +1386,8 @@ mod tests {
             outcome,
             ..TestResult::default()
         };
-        // (declaration, verdict) pairs after some setup events: a plain test,
+        // (declaration, verdict) pairs after some setup events, with the
+        // suite told it is done while a test runs in it or not: a plain test,
         // a repeated id, the id of a running test, of a suite, of a declared
         // test, and a declaration that is not a test.
         let pairs = [
@@ -1387,15 +1407,19 @@ mod tests {
                 result("x", Outcome::Passed),
             ),
         ];
-        let setup = || {
-            vec![
+        let setup = |done| {
+            let mut events = vec![
                 suite("s", None, NodeKind::File),
                 test("run", "s"),
                 started("run"),
                 test("d", "nowhere"),
-            ]
+            ];
+            if done {
+                events.push(TestEvent::SuiteDone { id: "s".into() });
+            }
+            events
         };
-        for collect_only in [false, true] {
+        for (collect_only, done) in [(false, false), (true, false), (false, true), (true, true)] {
             let new_tree = || {
                 if collect_only {
                     Tree::collect_only(0)
@@ -1405,7 +1429,7 @@ mod tests {
             };
             let (mut one, mut two) = (new_tree(), new_tree());
             let (mut log_one, mut log_two) = (Log::default(), Log::default());
-            for event in setup() {
+            for event in setup(done) {
                 one.apply(event.clone(), &mut log_one).unwrap();
                 two.apply(event, &mut log_two).unwrap();
             }
@@ -1419,7 +1443,10 @@ mod tests {
             }
             one.close_all(&mut log_one).unwrap();
             two.close_all(&mut log_two).unwrap();
-            assert_eq!(log_one.0, log_two.0, "collect_only {collect_only}");
+            assert_eq!(
+                log_one.0, log_two.0,
+                "collect_only {collect_only}, done {done}"
+            );
         }
     }
 
