@@ -244,6 +244,8 @@ pub(crate) struct Tree {
     opened_live: FastSet<String>,
     /// Set by [`Tree::forget_done_suites`].
     forget_done_suites: bool,
+    /// The parent of the last test [`Tree::test_finished`] reported.
+    last_parent: Option<u64>,
 }
 
 impl Tree {
@@ -257,6 +259,7 @@ impl Tree {
             collected: None,
             opened_live: FastSet::default(),
             forget_done_suites: false,
+            last_parent: None,
         }
     }
 
@@ -342,7 +345,11 @@ impl Tree {
             // Declaring would replace an earlier declaration of the id and
             // finishing would take the new one out: neither is left.
             self.declared.remove(&node.id);
-            let parent = self.open_ancestors(node, out)?;
+            let parent = match self.last_parent_of(node) {
+                Some(parent) => Some(parent),
+                None => self.open_ancestors(node, out)?,
+            };
+            self.last_parent = parent;
             // Started and finished in one step, the test is never one of its
             // parent's open children: they stay as they were, and so does
             // whether the parent closes (an open suite that is done has open
@@ -361,6 +368,17 @@ impl Tree {
         };
         self.apply(TestEvent::Test(node.clone()), out)?;
         self.apply(TestEvent::Finished(result), out)
+    }
+
+    /// The parent of the last test [`Tree::test_finished`] reported, when it
+    /// is `node`'s parent too and still open: a report file's tests come in
+    /// runs of one class, and this finds it without hashing its source id
+    /// (the live node of an id is the one open for it).
+    fn last_parent_of(&self, node: &Node) -> Option<u64> {
+        let id = self.last_parent?;
+        let parent = node.parent.as_deref()?;
+        let live = self.live.get(&id)?;
+        (parent == live.node.id && parent != node.id).then_some(id)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,
