@@ -113,12 +113,20 @@ impl<'a> Emitter<'a> {
     /// The id for the `n`th node of a reader that numbers its nodes.
     pub(crate) fn numbered_id(&self, n: u64) -> String {
         let mut id = String::new();
-        self.numbered_id_into(n, &mut id);
+        self.numbered_id_into(n, &mut id, None);
         id
     }
 
-    /// [`Emitter::numbered_id`] written over `id`, reusing its buffer.
-    pub(crate) fn numbered_id_into(&self, n: u64, id: &mut String) {
+    /// [`Emitter::numbered_id`] written over `id`, reusing its buffer;
+    /// `held` is the number whose id `id` holds, if it holds one. A reader's
+    /// consecutive tests are often numbered one apart: the last digits of
+    /// the id are then counted up in place.
+    pub(crate) fn numbered_id_into(&self, n: u64, id: &mut String, held: Option<u64>) {
+        if held.is_some_and(|held| held.checked_add(1) == Some(n))
+            && count_up(id, self.prefix.len())
+        {
+            return;
+        }
         // Digits formatted on the stack: `write!` costs more than the rest of the id.
         let mut digits = tcrunner_protocol::Decimal::default();
         let digits = digits.format(n);
@@ -159,6 +167,25 @@ impl<'a> Emitter<'a> {
         let result = std::mem::take(&mut test.result);
         self.send(TestEvent::Finished(TestResult { id, ..result }))
     }
+}
+
+/// Counts up the decimal number that follows `prefix_len` bytes of `id` by
+/// one, in place. False, with `id` left cut short, when it has no digit that
+/// is not a 9 (one more needs another digit).
+fn count_up(id: &mut String, prefix_len: usize) -> bool {
+    let mut nines = 0;
+    while id.len() > prefix_len {
+        match id.pop() {
+            Some('9') => nines += 1,
+            Some(digit @ '0'..='8') => {
+                id.push(char::from(digit as u8 + 1));
+                id.extend(std::iter::repeat_n('0', nines));
+                return true;
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// A test ready to be sent: its declaration, its output and its result.
@@ -378,6 +405,28 @@ mod tests {
         assert_eq!(out.numbered_id(0), "3:0");
         assert_eq!(out.numbered_id(7), "3:7");
         assert_eq!(out.numbered_id(u64::MAX), format!("3:{}", u64::MAX));
+        // Written over the id of the number before, or of another.
+        let mut id = String::new();
+        let mut held = None;
+        for n in (0..1_200).chain([
+            9_999,
+            10_000,
+            10_001,
+            99_999,
+            100_000,
+            u64::MAX - 1,
+            u64::MAX,
+        ]) {
+            out.numbered_id_into(n, &mut id, held);
+            assert_eq!(id, format!("3:{n}"));
+            held = Some(n);
+        }
+        // An id taken away (a test sent with its output), or another number.
+        id.clear();
+        out.numbered_id_into(8, &mut id, Some(7));
+        assert_eq!(id, "3:8");
+        out.numbered_id_into(20, &mut id, Some(8));
+        assert_eq!(id, "3:20");
     }
 
     #[test]

@@ -235,6 +235,8 @@ struct State {
     spare_name: String,
     /// The test being sent, filled in over the buffers of the one before.
     test: TestNode,
+    /// The number whose id `test.node.id` holds.
+    test_id: Option<u64>,
     /// Bytes read past quick-xml (plain empty test cases, taken directly);
     /// added to its positions to give positions in the file.
     skipped: u64,
@@ -574,8 +576,9 @@ impl State {
         // Filled in over the buffers of the test before.
         let test = &mut self.test;
         let node = &mut test.node;
+        out.numbered_id_into(self.next_id + 1, &mut node.id, self.test_id);
         self.next_id += 1;
-        out.numbered_id_into(self.next_id, &mut node.id);
+        self.test_id = Some(self.next_id);
         match (&mut node.parent, parent_id(&self.frames)) {
             (Some(parent), Some(id)) => {
                 parent.clear();
