@@ -244,7 +244,7 @@ pub(crate) struct Tree {
     opened_live: FastSet<String>,
     /// Set by [`Tree::forget_done_suites`].
     forget_done_suites: bool,
-    /// The parent of the last test [`Tree::test_finished`] reported.
+    /// The parent of the last test [`Tree::test`] reported.
     last_parent: Option<u64>,
 }
 
@@ -328,13 +328,15 @@ impl Tree {
         }
     }
 
-    /// `Test(node)` then `Finished(result)` for that node (`result.id` is
-    /// not read), reported from the caller's buffers without storing the
-    /// declaration when nothing else is known under its id, the usual case
-    /// of a report file. Otherwise the events are applied from copies.
-    pub(crate) fn test_finished(
+    /// The events of one test ([`test_events`]: declared, maybe started
+    /// and fed `output`, finished with `result`, whose `id` is not read),
+    /// reported from the caller's buffers without storing the declaration
+    /// when nothing else is known under its id, the usual case of a report
+    /// file. Otherwise the events are applied from copies.
+    pub(crate) fn test(
         &mut self,
         node: &Node,
+        output: &[(Stream, String)],
         result: &TestResult,
         out: &mut impl Reporter,
     ) -> std::io::Result<()> {
@@ -357,20 +359,25 @@ impl Tree {
             let place = self.place_under(node, parent, false);
             let opened = place.of(node);
             out.report(TreeEvent::Started(&opened))?;
+            for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
+                out.report(TreeEvent::Output {
+                    node: Some(&opened),
+                    stream: *stream,
+                    text,
+                })?;
+            }
             return out.report(TreeEvent::Finished {
                 node: &opened,
                 result,
             });
         }
-        let result = TestResult {
-            id: node.id.clone(),
-            ..result.clone()
-        };
-        self.apply(TestEvent::Test(node.clone()), out)?;
-        self.apply(TestEvent::Finished(result), out)
+        for event in test_events(node, output, result) {
+            self.apply(event, out)?;
+        }
+        Ok(())
     }
 
-    /// The parent of the last test [`Tree::test_finished`] reported, when it
+    /// The parent of the last test [`Tree::test`] reported, when it
     /// is `node`'s parent too and still open: a report file's tests come in
     /// runs of one class, and this finds it without hashing its source id
     /// (the live node of an id is the one open for it).
@@ -861,6 +868,33 @@ impl Tree {
         }
         Ok(parent)
     }
+}
+
+/// The events of a test that a source sends whole: `Test(node)`, then
+/// `Started`, each non-empty `output` and `Finished(result)` with the id of
+/// `node`; without output, `Test` and `Finished` (a declared test that
+/// finishes unstarted is started then).
+pub(crate) fn test_events(
+    node: &Node,
+    output: &[(Stream, String)],
+    result: &TestResult,
+) -> Vec<TestEvent> {
+    let id = &node.id;
+    let mut events = vec![TestEvent::Test(node.clone())];
+    let output = output.iter().filter(|(_, text)| !text.is_empty());
+    if output.clone().next().is_some() {
+        events.push(TestEvent::Started { id: id.clone() });
+        events.extend(output.map(|(stream, text)| TestEvent::Output {
+            id: Some(id.clone()),
+            stream: *stream,
+            text: text.clone(),
+        }));
+    }
+    events.push(TestEvent::Finished(TestResult {
+        id: id.clone(),
+        ..result.clone()
+    }));
+    events
 }
 
 #[cfg(test)]
@@ -1391,7 +1425,7 @@ mod tests {
     }
 
     #[test]
-    fn test_finished_is_a_declaration_then_a_finish() {
+    fn a_whole_test_is_its_events() {
         let node = |id: &str, parent: &str, kind| Node {
             id: id.into(),
             parent: Some(parent.into()),
@@ -1405,9 +1439,10 @@ mod tests {
             ..TestResult::default()
         };
         // (declaration, verdict) pairs after some setup events, with the
-        // suite told it is done while a test runs in it or not: a plain test,
-        // a repeated id, the id of a running test, of a suite, of a declared
-        // test, and a declaration that is not a test.
+        // suite told it is done while a test runs in it or not, and the
+        // tests with output or without: a plain test, a repeated id, the id
+        // of a running test, of a suite, of a declared test, and a
+        // declaration that is not a test.
         let pairs = [
             (node("a", "s", NodeKind::Test), result("a", Outcome::Passed)),
             (node("a", "s", NodeKind::Test), result("a", Outcome::Failed)),
@@ -1437,7 +1472,20 @@ mod tests {
             }
             events
         };
-        for (collect_only, done) in [(false, false), (true, false), (false, true), (true, true)] {
+        let outputs = [
+            vec![],
+            vec![(Stream::Stderr, String::new())],
+            vec![
+                (Stream::Stdout, "out".to_string()),
+                (Stream::Stderr, String::new()),
+                (Stream::Stderr, "err".to_string()),
+            ],
+        ];
+        let cases = [false, true]
+            .into_iter()
+            .flat_map(|c| [false, true].map(|d| (c, d)))
+            .flat_map(|(c, d)| outputs.clone().map(|o| (c, d, o)));
+        for (collect_only, done, output) in cases {
             let new_tree = || {
                 if collect_only {
                     Tree::collect_only(0)
@@ -1451,19 +1499,33 @@ mod tests {
                 one.apply(event.clone(), &mut log_one).unwrap();
                 two.apply(event, &mut log_two).unwrap();
             }
+            let shown: Vec<&(Stream, String)> =
+                output.iter().filter(|(_, text)| !text.is_empty()).collect();
             for (declared, verdict) in pairs.clone() {
-                one.apply(TestEvent::Test(declared.clone()), &mut log_one)
-                    .unwrap();
-                one.apply(TestEvent::Finished(verdict.clone()), &mut log_one)
-                    .unwrap();
-                two.test_finished(&declared, &verdict, &mut log_two)
+                let id = &declared.id;
+                let mut events = vec![TestEvent::Test(declared.clone())];
+                if !shown.is_empty() {
+                    events.push(started(id));
+                    for (stream, text) in &shown {
+                        events.push(TestEvent::Output {
+                            id: Some(id.clone()),
+                            stream: *stream,
+                            text: text.clone(),
+                        });
+                    }
+                }
+                events.push(TestEvent::Finished(verdict.clone()));
+                for event in events {
+                    one.apply(event, &mut log_one).unwrap();
+                }
+                two.test(&declared, &output, &verdict, &mut log_two)
                     .unwrap();
             }
             one.close_all(&mut log_one).unwrap();
             two.close_all(&mut log_two).unwrap();
             assert_eq!(
                 log_one.0, log_two.0,
-                "collect_only {collect_only}, done {done}"
+                "collect_only {collect_only}, done {done}, output {output:?}"
             );
         }
     }

@@ -6,23 +6,25 @@ use std::io::{self, Write};
 
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
 use crate::report::Pipeline;
+use crate::tree::test_events;
 
 /// Where a reader sends its events.
 pub(crate) trait Sink {
     /// One event; an error here is fatal for the whole conversion.
     fn event(&mut self, event: TestEvent) -> io::Result<()>;
 
-    /// A test without output, declared and finished at once: the events
-    /// `Test(node)` and `Finished(result)` with `result.id` = `node.id`,
-    /// which a sink may take in one step. Borrowed: the reader fills the
-    /// same buffers in for its next test.
-    fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
-        let result = TestResult {
-            id: node.id.clone(),
-            ..result.clone()
-        };
-        self.event(TestEvent::Test(node.clone()))?;
-        self.event(TestEvent::Finished(result))
+    /// One whole test: the events of [`test_events`], which a sink may
+    /// take in one step. Borrowed: the reader fills the same buffers in for
+    /// its next test.
+    fn test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        test_events(node, output, result)
+            .into_iter()
+            .try_for_each(|event| self.event(event))
     }
 }
 
@@ -31,8 +33,13 @@ impl<W: Write> Sink for Pipeline<W> {
         Pipeline::event(self, event)
     }
 
-    fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
-        Pipeline::test_finished(self, node, result)
+    fn test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        Pipeline::test(self, node, output, result)
     }
 }
 
@@ -140,32 +147,13 @@ impl<'a> Emitter<'a> {
         self.sink.event(event).map_err(ReadError::Output)
     }
 
-    /// Declares, starts, feeds output to and finishes one test. A test
-    /// without output is declared and finished in one step (the tree starts
-    /// a declared test that finishes unstarted), from the caller's buffers,
-    /// which it may fill in again for its next test; one with output is
-    /// taken out of `test`.
-    pub(crate) fn test(&mut self, test: &mut TestNode) -> Result<(), ReadError> {
-        if test.output.iter().all(|(_, text)| text.is_empty()) {
-            return (self.sink)
-                .test_finished(&test.node, &test.result)
-                .map_err(ReadError::Output);
-        }
-        let node = std::mem::take(&mut test.node);
-        let id = node.id.clone();
-        self.send(TestEvent::Test(node))?;
-        self.send(TestEvent::Started { id: id.clone() })?;
-        for (stream, text) in std::mem::take(&mut test.output) {
-            if !text.is_empty() {
-                self.send(TestEvent::Output {
-                    id: Some(id.clone()),
-                    stream,
-                    text,
-                })?;
-            }
-        }
-        let result = std::mem::take(&mut test.result);
-        self.send(TestEvent::Finished(TestResult { id, ..result }))
+    /// Declares, starts, feeds output to and finishes one test, in one
+    /// step ([`Sink::test`]), from the caller's buffers, which it may fill
+    /// in again for its next test.
+    pub(crate) fn test(&mut self, test: &TestNode) -> Result<(), ReadError> {
+        (self.sink)
+            .test(&test.node, &test.output, &test.result)
+            .map_err(ReadError::Output)
     }
 }
 
@@ -301,7 +289,7 @@ impl Grouper {
                     test.node.id = out.numbered_id(*numbered);
                     test.node.parent = parent;
                     test.node.kind = NodeKind::Test;
-                    out.test(&mut test)?;
+                    out.test(&test)?;
                 }
                 None => {
                     if let Some((_, Some(id))) = stack.pop() {

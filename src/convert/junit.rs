@@ -664,7 +664,7 @@ impl State {
             details,
             ..TestResult::default()
         };
-        out.test(&mut TestNode {
+        out.test(&TestNode {
             node,
             result,
             ..TestNode::default()

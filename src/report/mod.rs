@@ -408,11 +408,15 @@ impl<W: Write> Pipeline<W> {
         self.tree.apply(event, &mut self.sink)
     }
 
-    /// The events `Test(node)` and `Finished(result)` of a test without
-    /// output, in one step ([`Tree::test_finished`]), from the caller's
-    /// buffers.
-    pub(crate) fn test_finished(&mut self, node: &Node, result: &TestResult) -> io::Result<()> {
-        self.tree.test_finished(node, result, &mut self.sink)
+    /// The events of one test, in one step ([`Tree::test`]), from the
+    /// caller's buffers.
+    pub(crate) fn test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.tree.test(node, output, result, &mut self.sink)
     }
 
     /// Plain framework output, passed through (tree-changing service
