@@ -28,9 +28,25 @@ impl Hasher for FxHasher {
             let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
             self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
         }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
+        // The last bytes as one word, read as two that may overlap (each
+        // byte is in one of them), not one step per byte: most ids are
+        // shorter than eight bytes.
+        let rest = chunks.remainder();
+        let word = match rest.len() {
+            0 => return,
+            1 => u64::from(rest[0]),
+            2..=3 => {
+                let head = u16::from_le_bytes([rest[0], rest[1]]);
+                let tail = u16::from_le_bytes([rest[rest.len() - 2], rest[rest.len() - 1]]);
+                u64::from(head) | u64::from(tail) << 16
+            }
+            _ => {
+                let head = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes"));
+                let tail = u32::from_le_bytes(rest[rest.len() - 4..].try_into().expect("4 bytes"));
+                u64::from(head) | u64::from(tail) << 32
+            }
+        };
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
     }
 
     #[inline]
@@ -114,9 +130,11 @@ impl std::ops::Index<&str> for Declarations {
 
 use crate::event::{LogLevel, Node, NodeKind, Stream, TestEvent, TestResult};
 
-/// A node that has been opened, as reporters see it.
-#[derive(Debug, Clone)]
-pub(crate) struct Opened {
+/// A node that has been opened, as reporters see it: its place in the
+/// tree and its declaration, borrowed (a report file's test is reported
+/// from the reader's own buffers, never moved or copied on the way).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Opened<'a> {
     /// The node's id.
     pub id: u64,
     /// The parent's id (`offset` for top-level nodes).
@@ -127,7 +145,28 @@ pub(crate) struct Opened {
     /// A test rather than a suite.
     pub is_test: bool,
     /// The declaration.
-    pub node: Node,
+    pub node: &'a Node,
+}
+
+/// Where a node was opened: an [`Opened`] without its declaration.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    id: u64,
+    parent: u64,
+    flow: u64,
+    is_test: bool,
+}
+
+impl Place {
+    fn of(self, node: &Node) -> Opened<'_> {
+        Opened {
+            id: self.id,
+            parent: self.parent,
+            flow: self.flow,
+            is_test: self.is_test,
+            node,
+        }
+    }
 }
 
 /// What the tree tells a reporter, in output order.
@@ -136,31 +175,31 @@ pub(crate) enum TreeEvent<'a> {
     /// The number of tests expected.
     Count(u64),
     /// A suite or test opens.
-    Started(&'a Opened),
+    Started(&'a Opened<'a>),
     /// Output of an open node, or of the run.
     Output {
-        node: Option<&'a Opened>,
+        node: Option<&'a Opened<'a>>,
         stream: Stream,
         text: &'a str,
     },
     /// A test ends with a verdict (its id is `node.node.id`; `result.id`
     /// may be empty).
     Finished {
-        node: &'a Opened,
+        node: &'a Opened<'a>,
         result: &'a TestResult,
     },
     /// A test never finished: the run ended under it.
-    Stopped(&'a Opened),
+    Stopped(&'a Opened<'a>),
     /// A suite closes.
-    SuiteFinished(&'a Opened),
+    SuiteFinished(&'a Opened<'a>),
     /// A run-level note.
     Log { level: LogLevel, text: &'a str },
     /// Collect-only: a suite of the pre-declared tree opens.
-    TreeSuite(&'a Opened),
+    TreeSuite(&'a Opened<'a>),
     /// Collect-only: a test of the pre-declared tree.
-    TreeTest(&'a Opened),
+    TreeTest(&'a Opened<'a>),
     /// Collect-only: a suite of the pre-declared tree ends.
-    TreeSuiteEnd(&'a Opened),
+    TreeSuiteEnd(&'a Opened<'a>),
     /// Collect-only: the pre-declared tree is complete.
     TreeEnded,
 }
@@ -170,14 +209,22 @@ pub(crate) trait Reporter {
     fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()>;
 }
 
-/// An open node; the source id it was opened for is `opened.node.id`.
+/// An open node; the source id it was opened for is `node.id`.
 #[derive(Debug)]
 struct Live {
-    opened: Opened,
+    place: Place,
+    /// The declaration.
+    node: Node,
     /// Open children, in opening order.
     children: Vec<u64>,
     /// The source said no more children will come.
     done: bool,
+}
+
+impl Live {
+    fn opened(&self) -> Opened<'_> {
+        self.place.of(&self.node)
+    }
 }
 
 /// Ids, states and the open/close discipline.
@@ -197,6 +244,8 @@ pub(crate) struct Tree {
     opened_live: FastSet<String>,
     /// Set by [`Tree::forget_done_suites`].
     forget_done_suites: bool,
+    /// The parent of the last test [`Tree::test`] reported.
+    last_parent: Option<u64>,
 }
 
 impl Tree {
@@ -210,6 +259,7 @@ impl Tree {
             collected: None,
             opened_live: FastSet::default(),
             forget_done_suites: false,
+            last_parent: None,
         }
     }
 
@@ -259,9 +309,9 @@ impl Tree {
                     Some(id) => self.output_target(&id, out)?,
                     None => None,
                 };
-                let node = target.and_then(|id| self.live.get(&id)).map(|l| &l.opened);
+                let node = target.and_then(|id| self.live.get(&id)).map(Live::opened);
                 out.report(TreeEvent::Output {
-                    node,
+                    node: node.as_ref(),
                     stream,
                     text: &text,
                 })
@@ -278,16 +328,18 @@ impl Tree {
         }
     }
 
-    /// `Test(node)` then `Finished(result)` for that node (`result.id` is
-    /// not read), without storing the declaration in between when nothing
-    /// else is known under its id, the usual case of a report file. Gives
-    /// the declaration back when it was not kept, for its buffers.
-    pub(crate) fn test_finished(
+    /// The events of one test ([`test_events`]: declared, maybe started
+    /// and fed `output`, finished with `result`, whose `id` is not read),
+    /// reported from the caller's buffers without storing the declaration
+    /// when nothing else is known under its id, the usual case of a report
+    /// file. Otherwise the events are applied from copies.
+    pub(crate) fn test(
         &mut self,
-        node: Node,
-        mut result: TestResult,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Option<Node>> {
+    ) -> std::io::Result<()> {
         if self.collected.is_none()
             && node.kind == NodeKind::Test
             && !self.open_by_source.contains_key(&node.id)
@@ -295,13 +347,45 @@ impl Tree {
             // Declaring would replace an earlier declaration of the id and
             // finishing would take the new one out: neither is left.
             self.declared.remove(&node.id);
-            let opened = self.start_node(node, out)?;
-            return self.finished(opened, &result, out).map(Some);
+            let parent = match self.last_parent_of(node) {
+                Some(parent) => Some(parent),
+                None => self.open_ancestors(node, out)?,
+            };
+            self.last_parent = parent;
+            // Started and finished in one step, the test is never one of its
+            // parent's open children: they stay as they were, and so does
+            // whether the parent closes (an open suite that is done has open
+            // children, or it would have closed).
+            let place = self.place_under(node, parent, false);
+            let opened = place.of(node);
+            out.report(TreeEvent::Started(&opened))?;
+            for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
+                out.report(TreeEvent::Output {
+                    node: Some(&opened),
+                    stream: *stream,
+                    text,
+                })?;
+            }
+            return out.report(TreeEvent::Finished {
+                node: &opened,
+                result,
+            });
         }
-        result.id = node.id.clone();
-        self.apply(TestEvent::Test(node), out)?;
-        self.apply(TestEvent::Finished(result), out)?;
-        Ok(None)
+        for event in test_events(node, output, result) {
+            self.apply(event, out)?;
+        }
+        Ok(())
+    }
+
+    /// The parent of the last test [`Tree::test`] reported, when it
+    /// is `node`'s parent too and still open: a report file's tests come in
+    /// runs of one class, and this finds it without hashing its source id
+    /// (the live node of an id is the one open for it).
+    fn last_parent_of(&self, node: &Node) -> Option<u64> {
+        let id = self.last_parent?;
+        let parent = node.parent.as_deref()?;
+        let live = self.live.get(&id)?;
+        (parent == live.node.id && parent != node.id).then_some(id)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,
@@ -316,11 +400,11 @@ impl Tree {
         ids.sort_unstable_by(|a, b| b.cmp(a));
         for id in ids {
             let live = self.live.remove(&id).expect("listed above");
-            self.open_by_source.remove(&live.opened.node.id);
-            if live.opened.is_test {
-                out.report(TreeEvent::Stopped(&live.opened))?;
+            self.open_by_source.remove(&live.node.id);
+            if live.place.is_test {
+                out.report(TreeEvent::Stopped(&live.opened()))?;
             } else {
-                out.report(TreeEvent::SuiteFinished(&live.opened))?;
+                out.report(TreeEvent::SuiteFinished(&live.opened()))?;
             }
         }
         Ok(())
@@ -366,13 +450,13 @@ impl Tree {
                 (*id, live_parent.unwrap_or(self.offset), false)
             })
             .collect();
-        let mut opened: HashMap<&str, Opened> = HashMap::new();
+        let mut opened: HashMap<&str, Opened<'_>> = HashMap::new();
         while let Some((id, parent, closing)) = stack.pop() {
             if closing {
                 out.report(TreeEvent::TreeSuiteEnd(&opened[id]))?;
                 continue;
             }
-            let node = self.declared[id].clone();
+            let node = &self.declared[id];
             let kids = children.get(&Some(id));
             let is_test = node.kind == NodeKind::Test && kids.is_none();
             let me = Opened {
@@ -404,11 +488,11 @@ impl Tree {
     /// Source ids of the tests running now, oldest first.
     pub(crate) fn running_tests(&self) -> Vec<String> {
         let mut running: Vec<(&u64, &Live)> =
-            self.live.iter().filter(|(_, l)| l.opened.is_test).collect();
+            self.live.iter().filter(|(_, l)| l.place.is_test).collect();
         running.sort_unstable_by_key(|(id, _)| **id);
         running
             .into_iter()
-            .map(|(_, l)| l.opened.node.id.clone())
+            .map(|(_, l)| l.node.id.clone())
             .collect()
     }
 
@@ -418,8 +502,8 @@ impl Tree {
         let mut id = *self.open_by_source.get(source)?;
         let mut names = Vec::new();
         while let Some(live) = self.live.get(&id) {
-            names.push(live.opened.node.name.as_str());
-            id = live.opened.parent;
+            names.push(live.node.name.as_str());
+            id = live.place.parent;
         }
         names.reverse();
         Some(names.join(" > "))
@@ -435,16 +519,17 @@ impl Tree {
         if let Some(&id) = self.open_by_source.get(source) {
             return Ok(id);
         }
-        let opened = self.start(source, as_test, out)?;
-        Ok(self.register(opened))
+        let (place, node) = self.start(source, as_test, out)?;
+        Ok(self.register(place, node))
     }
 
     /// Registers a started node as open; returns its id.
-    fn register(&mut self, opened: Opened) -> u64 {
-        let id = opened.id;
-        self.open_by_source.insert(opened.node.id.clone(), id);
+    fn register(&mut self, place: Place, node: Node) -> u64 {
+        let id = place.id;
+        self.open_by_source.insert(node.id.clone(), id);
         let live = Live {
-            opened,
+            place,
+            node,
             children: Vec::new(),
             done: false,
         };
@@ -460,9 +545,10 @@ impl Tree {
         source: &str,
         as_test: bool,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Opened> {
+    ) -> std::io::Result<(Place, Node)> {
         let node = self.take_declaration(source, as_test);
-        self.start_node(node, out)
+        let place = self.start_node(&node, out)?;
+        Ok((place, node))
     }
 
     /// The declaration of `source`, to open it.
@@ -488,8 +574,8 @@ impl Tree {
     }
 
     /// [`Tree::start`] for a node already taken from (or never in) `declared`.
-    fn start_node(&mut self, node: Node, out: &mut impl Reporter) -> std::io::Result<Opened> {
-        let parent = self.open_ancestors(&node, out)?;
+    fn start_node(&mut self, node: &Node, out: &mut impl Reporter) -> std::io::Result<Place> {
+        let parent = self.open_ancestors(node, out)?;
         self.start_under(node, parent, out)
     }
 
@@ -530,44 +616,52 @@ impl Tree {
         }
         for source in chain.iter().rev() {
             let node = self.take_declaration(source, false);
-            let opened = self.start_under(node, parent, out)?;
-            parent = Some(self.register(opened));
+            let place = self.start_under(&node, parent, out)?;
+            parent = Some(self.register(place, node));
         }
         Ok(parent)
     }
 
     /// Reports `node` as started under `parent` (open) and counts it as one
     /// of its children.
-    #[inline(always)] // the hot path of every test: the node is not moved again
+    #[inline(always)] // the hot path of every test
     fn start_under(
         &mut self,
-        node: Node,
+        node: &Node,
         parent: Option<u64>,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Opened> {
+    ) -> std::io::Result<Place> {
+        let place = self.place_under(node, parent, true);
+        out.report(TreeEvent::Started(&place.of(node)))?;
+        if self.collected.is_some() {
+            self.opened_live.insert(node.id.clone());
+        }
+        Ok(place)
+    }
+
+    /// The place of `node` opening under `parent` (open): the next id, and
+    /// the parent's flow unless the node is a file. `counted`: one of the
+    /// parent's open children from now on.
+    #[inline(always)]
+    fn place_under(&mut self, node: &Node, parent: Option<u64>, counted: bool) -> Place {
         let id = self.next_id;
         self.next_id += 1;
-        let is_test = node.kind == NodeKind::Test;
         let mut flow = id;
         if let Some(parent) = parent {
             let live = self.live.get_mut(&parent).expect("parent is open");
             if node.kind != NodeKind::File {
-                flow = live.opened.flow;
+                flow = live.place.flow;
             }
-            live.children.push(id);
+            if counted {
+                live.children.push(id);
+            }
         }
-        let opened = Opened {
+        Place {
             id,
             parent: parent.unwrap_or(self.offset),
             flow,
-            is_test,
-            node,
-        };
-        out.report(TreeEvent::Started(&opened))?;
-        if self.collected.is_some() {
-            self.opened_live.insert(opened.node.id.clone());
+            is_test: node.kind == NodeKind::Test,
         }
-        Ok(opened)
     }
 
     /// Where output for `source` goes: the node if open, an undeclared-yet
@@ -607,8 +701,8 @@ impl Tree {
             // one lookup: the declaration is taken out at once.
             match self.declared.remove(&result.id) {
                 Some(node) if node.kind == NodeKind::Test => {
-                    let opened = self.start_node(node, out)?;
-                    return self.finished(opened, &result, out).map(drop);
+                    let place = self.start_node(&node, out)?;
+                    return self.finished(place, &node, &result, out);
                 }
                 Some(node) => self.declared.insert(node),
                 None => {}
@@ -632,7 +726,7 @@ impl Tree {
             };
             self.declared.insert(node);
         }
-        let opened = match self.open_by_source.remove(&result.id) {
+        let (place, node) = match self.open_by_source.remove(&result.id) {
             Some(id) => {
                 // Subtests still running under this test end with it.
                 self.close_children(id, out)?;
@@ -643,35 +737,35 @@ impl Tree {
                 if self.collected.is_none() {
                     self.declared.remove(&result.id);
                 }
-                live.opened
+                (live.place, live.node)
             }
             // Started and finished at once, so never registered as open:
             // `start` already took its declaration out of `declared`.
             None => self.start(&result.id, true, out)?,
         };
-        self.finished(opened, &result, out).map(drop)
+        self.finished(place, &node, &result, out)
     }
 
     /// Reports a test's verdict (the test is no longer open) and detaches
-    /// it from its parent. Gives the declaration back.
+    /// it from its parent.
     fn finished(
         &mut self,
-        opened: Opened,
+        place: Place,
+        node: &Node,
         result: &TestResult,
         out: &mut impl Reporter,
-    ) -> std::io::Result<Node> {
+    ) -> std::io::Result<()> {
         out.report(TreeEvent::Finished {
-            node: &opened,
+            node: &place.of(node),
             result,
         })?;
-        self.detach(opened.parent, opened.id, out)?;
-        Ok(opened.node)
+        self.detach(place.parent, place.id, out)
     }
 
     /// Whether `source` names a suite (declared as one, or open as one).
     fn is_suite(&self, source: &str) -> bool {
         match self.open_by_source.get(source) {
-            Some(id) => !self.live[id].opened.is_test,
+            Some(id) => !self.live[id].place.is_test,
             None => self
                 .declared
                 .get(source)
@@ -695,11 +789,11 @@ impl Tree {
         }
         for child in order.into_iter().rev() {
             let live = self.live.remove(&child).expect("children are open");
-            self.open_by_source.remove(&live.opened.node.id);
-            if live.opened.is_test {
-                out.report(TreeEvent::Stopped(&live.opened))?;
+            self.open_by_source.remove(&live.node.id);
+            if live.place.is_test {
+                out.report(TreeEvent::Stopped(&live.opened()))?;
             } else {
-                out.report(TreeEvent::SuiteFinished(&live.opened))?;
+                out.report(TreeEvent::SuiteFinished(&live.opened()))?;
             }
         }
         Ok(())
@@ -724,9 +818,7 @@ impl Tree {
             };
             live.done = true;
             let children = live.children.clone();
-            let suites = children
-                .into_iter()
-                .filter(|c| !self.live[c].opened.is_test);
+            let suites = children.into_iter().filter(|c| !self.live[c].place.is_test);
             stack.extend(suites);
         }
     }
@@ -738,7 +830,7 @@ impl Tree {
         let mut next = Some(id);
         while let Some(top) = next.take() {
             let children = match self.live.get(&top) {
-                Some(live) if live.done && !live.opened.is_test => &live.children,
+                Some(live) if live.done && !live.place.is_test => &live.children,
                 // The usual case: a test finished in a suite still running.
                 _ => return Ok(()),
             };
@@ -753,7 +845,7 @@ impl Tree {
             let mut stack = vec![top];
             while let Some(node) = stack.pop() {
                 match self.live.get(&node) {
-                    Some(live) if live.done && !live.opened.is_test => {
+                    Some(live) if live.done && !live.place.is_test => {
                         order.push(node);
                         stack.extend(live.children.iter().copied());
                     }
@@ -778,17 +870,44 @@ impl Tree {
     /// takes it from its parent's children; gives the parent's id.
     fn close_suite(&mut self, id: u64, out: &mut impl Reporter) -> std::io::Result<u64> {
         let live = self.live.remove(&id).expect("open");
-        self.open_by_source.remove(&live.opened.node.id);
+        self.open_by_source.remove(&live.node.id);
         if self.forget_done_suites && live.done {
-            self.declared.remove(&live.opened.node.id);
+            self.declared.remove(&live.node.id);
         }
-        out.report(TreeEvent::SuiteFinished(&live.opened))?;
-        let parent = live.opened.parent;
+        out.report(TreeEvent::SuiteFinished(&live.opened()))?;
+        let parent = live.place.parent;
         if let Some(open) = self.live.get_mut(&parent) {
             open.children.retain(|&c| c != id);
         }
         Ok(parent)
     }
+}
+
+/// The events of a test that a source sends whole: `Test(node)`, then
+/// `Started`, each non-empty `output` and `Finished(result)` with the id of
+/// `node`; without output, `Test` and `Finished` (a declared test that
+/// finishes unstarted is started then).
+pub(crate) fn test_events(
+    node: &Node,
+    output: &[(Stream, String)],
+    result: &TestResult,
+) -> Vec<TestEvent> {
+    let id = &node.id;
+    let mut events = vec![TestEvent::Test(node.clone())];
+    let output = output.iter().filter(|(_, text)| !text.is_empty());
+    if output.clone().next().is_some() {
+        events.push(TestEvent::Started { id: id.clone() });
+        events.extend(output.map(|(stream, text)| TestEvent::Output {
+            id: Some(id.clone()),
+            stream: *stream,
+            text: text.clone(),
+        }));
+    }
+    events.push(TestEvent::Finished(TestResult {
+        id: id.clone(),
+        ..result.clone()
+    }));
+    events
 }
 
 #[cfg(test)]
@@ -1319,7 +1438,7 @@ mod tests {
     }
 
     #[test]
-    fn test_finished_is_a_declaration_then_a_finish() {
+    fn a_whole_test_is_its_events() {
         let node = |id: &str, parent: &str, kind| Node {
             id: id.into(),
             parent: Some(parent.into()),
@@ -1332,9 +1451,11 @@ mod tests {
             outcome,
             ..TestResult::default()
         };
-        // (declaration, verdict) pairs after some setup events: a plain test,
-        // a repeated id, the id of a running test, of a suite, of a declared
-        // test, and a declaration that is not a test.
+        // (declaration, verdict) pairs after some setup events, with the
+        // suite told it is done while a test runs in it or not, and the
+        // tests with output or without: a plain test, a repeated id, the id
+        // of a running test, of a suite, of a declared test, and a
+        // declaration that is not a test.
         let pairs = [
             (node("a", "s", NodeKind::Test), result("a", Outcome::Passed)),
             (node("a", "s", NodeKind::Test), result("a", Outcome::Failed)),
@@ -1352,15 +1473,32 @@ mod tests {
                 result("x", Outcome::Passed),
             ),
         ];
-        let setup = || {
-            vec![
+        let setup = |done| {
+            let mut events = vec![
                 suite("s", None, NodeKind::File),
                 test("run", "s"),
                 started("run"),
                 test("d", "nowhere"),
-            ]
+            ];
+            if done {
+                events.push(TestEvent::SuiteDone { id: "s".into() });
+            }
+            events
         };
-        for collect_only in [false, true] {
+        let outputs = [
+            vec![],
+            vec![(Stream::Stderr, String::new())],
+            vec![
+                (Stream::Stdout, "out".to_string()),
+                (Stream::Stderr, String::new()),
+                (Stream::Stderr, "err".to_string()),
+            ],
+        ];
+        let cases = [false, true]
+            .into_iter()
+            .flat_map(|c| [false, true].map(|d| (c, d)))
+            .flat_map(|(c, d)| outputs.clone().map(|o| (c, d, o)));
+        for (collect_only, done, output) in cases {
             let new_tree = || {
                 if collect_only {
                     Tree::collect_only(0)
@@ -1370,20 +1508,38 @@ mod tests {
             };
             let (mut one, mut two) = (new_tree(), new_tree());
             let (mut log_one, mut log_two) = (Log::default(), Log::default());
-            for event in setup() {
+            for event in setup(done) {
                 one.apply(event.clone(), &mut log_one).unwrap();
                 two.apply(event, &mut log_two).unwrap();
             }
+            let shown: Vec<&(Stream, String)> =
+                output.iter().filter(|(_, text)| !text.is_empty()).collect();
             for (declared, verdict) in pairs.clone() {
-                one.apply(TestEvent::Test(declared.clone()), &mut log_one)
+                let id = &declared.id;
+                let mut events = vec![TestEvent::Test(declared.clone())];
+                if !shown.is_empty() {
+                    events.push(started(id));
+                    for (stream, text) in &shown {
+                        events.push(TestEvent::Output {
+                            id: Some(id.clone()),
+                            stream: *stream,
+                            text: text.clone(),
+                        });
+                    }
+                }
+                events.push(TestEvent::Finished(verdict.clone()));
+                for event in events {
+                    one.apply(event, &mut log_one).unwrap();
+                }
+                two.test(&declared, &output, &verdict, &mut log_two)
                     .unwrap();
-                one.apply(TestEvent::Finished(verdict.clone()), &mut log_one)
-                    .unwrap();
-                two.test_finished(declared, verdict, &mut log_two).unwrap();
             }
             one.close_all(&mut log_one).unwrap();
             two.close_all(&mut log_two).unwrap();
-            assert_eq!(log_one.0, log_two.0, "collect_only {collect_only}");
+            assert_eq!(
+                log_one.0, log_two.0,
+                "collect_only {collect_only}, done {done}, output {output:?}"
+            );
         }
     }
 

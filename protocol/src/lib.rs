@@ -53,4 +53,4 @@ pub use model::{
     TestRetrySupport, TestStarted,
 };
 pub use parser::{ParseError, ParseEvent, Parser, Position};
-pub use writer::{Timestamp, Writer, WriterOptions};
+pub use writer::{Decimal, Timestamp, Value, Writer, WriterOptions};

@@ -3,7 +3,8 @@ use std::io::{self, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
 use tcrunner_protocol::{
-    Message, ServiceMessage, TestFinished, TestNode, Timestamp, Writer, WriterOptions,
+    Decimal, Message, ServiceMessage, TestFinished, TestNode, Timestamp, Value, Writer,
+    WriterOptions,
 };
 
 /// Records every `write` and `flush` call.
@@ -124,10 +125,18 @@ fn message_parts_writes_what_message_writes() {
         second: 5,
         millis: 6,
     };
-    let attrs = [("name", "it's [odd]\n|"), ("nodeId", "7"), ("empty", "")];
+    let attrs = [
+        ("name", Value::Text("it's [odd]\n|")),
+        ("nodeId", Value::Number(7)),
+        ("empty", Value::Text("")),
+        ("duration", Value::Number(u64::MAX)),
+    ];
     let mut message = Message::new("testStarted");
     for (key, value) in attrs {
-        message = message.with(key, value);
+        message = match value {
+            Value::Text(text) => message.with(key, text),
+            Value::Number(n) => message.with(key, n.to_string()),
+        };
     }
     for stamp in [None, Some(at)] {
         let parts = written(|w| {
@@ -142,6 +151,14 @@ fn message_parts_writes_what_message_writes() {
             }
         });
         assert_eq!(parts, whole);
+    }
+}
+
+#[test]
+fn numbers_format_as_display_does() {
+    let some = (0..2_000).chain([99_999, 100_000, 1_234_567, u64::MAX / 10, u64::MAX]);
+    for n in some {
+        assert_eq!(Decimal::default().format(n), n.to_string());
     }
 }
 

@@ -5,22 +5,26 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
-use crate::report::{Num, Pipeline};
+use crate::report::Pipeline;
+use crate::tree::test_events;
 
 /// Where a reader sends its events.
 pub(crate) trait Sink {
     /// One event; an error here is fatal for the whole conversion.
     fn event(&mut self, event: TestEvent) -> io::Result<()>;
 
-    /// A test without output, declared and finished at once: the events
-    /// `Test(node)` and `Finished(result)` with `result.id` = `node.id`,
-    /// which a sink may take in one step. A sink that is done with the
-    /// declaration gives it back, for the reader to reuse its buffers.
-    fn test_finished(&mut self, node: Node, mut result: TestResult) -> io::Result<Option<Node>> {
-        result.id = node.id.clone();
-        self.event(TestEvent::Test(node))?;
-        self.event(TestEvent::Finished(result))?;
-        Ok(None)
+    /// One whole test: the events of [`test_events`], which a sink may
+    /// take in one step. Borrowed: the reader fills the same buffers in for
+    /// its next test.
+    fn test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        test_events(node, output, result)
+            .into_iter()
+            .try_for_each(|event| self.event(event))
     }
 }
 
@@ -29,8 +33,13 @@ impl<W: Write> Sink for Pipeline<W> {
         Pipeline::event(self, event)
     }
 
-    fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<Option<Node>> {
-        Pipeline::test_finished(self, node, result)
+    fn test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        Pipeline::test(self, node, output, result)
     }
 }
 
@@ -98,8 +107,6 @@ pub(crate) struct Emitter<'a> {
     sink: &'a mut dyn Sink,
     /// Prefix that makes this file's ids unique within the run.
     prefix: String,
-    /// The declaration of the last test the sink gave back.
-    spare: Option<Node>,
 }
 
 impl<'a> Emitter<'a> {
@@ -107,21 +114,28 @@ impl<'a> Emitter<'a> {
         Emitter {
             sink,
             prefix: prefix.into(),
-            spare: None,
         }
     }
 
     /// The id for the `n`th node of a reader that numbers its nodes.
     pub(crate) fn numbered_id(&self, n: u64) -> String {
         let mut id = String::new();
-        self.numbered_id_into(n, &mut id);
+        self.numbered_id_into(n, &mut id, None);
         id
     }
 
-    /// [`Emitter::numbered_id`] written over `id`, reusing its buffer.
-    pub(crate) fn numbered_id_into(&self, n: u64, id: &mut String) {
+    /// [`Emitter::numbered_id`] written over `id`, reusing its buffer;
+    /// `held` is the number whose id `id` holds, if it holds one. A reader's
+    /// consecutive tests are often numbered one apart: the last digits of
+    /// the id are then counted up in place.
+    pub(crate) fn numbered_id_into(&self, n: u64, id: &mut String, held: Option<u64>) {
+        if held.is_some_and(|held| held.checked_add(1) == Some(n))
+            && count_up(id, self.prefix.len())
+        {
+            return;
+        }
         // Digits formatted on the stack: `write!` costs more than the rest of the id.
-        let mut digits = Num::default();
+        let mut digits = tcrunner_protocol::Decimal::default();
         let digits = digits.format(n);
         id.clear();
         id.reserve(self.prefix.len() + digits.len());
@@ -129,60 +143,37 @@ impl<'a> Emitter<'a> {
         id.push_str(digits);
     }
 
-    /// An empty declaration to fill in: that of a test the sink is done
-    /// with (its id, parent and name cleared, keeping their buffers), or a
-    /// new one. Saves a report file's reader three allocations per test.
-    pub(crate) fn recycled_node(&mut self) -> Node {
-        let Some(Node {
-            mut id,
-            mut parent,
-            mut name,
-            ..
-        }) = self.spare.take()
-        else {
-            return Node::default();
-        };
-        id.clear();
-        name.clear();
-        if let Some(parent) = &mut parent {
-            parent.clear();
-        }
-        Node {
-            id,
-            parent,
-            name,
-            ..Node::default()
-        }
-    }
-
     pub(crate) fn send(&mut self, event: TestEvent) -> Result<(), ReadError> {
         self.sink.event(event).map_err(ReadError::Output)
     }
 
-    /// Declares, starts, feeds output to and finishes one test. A test
-    /// without output is declared and finished in one step (the tree starts
-    /// a declared test that finishes unstarted).
-    pub(crate) fn test(&mut self, test: TestNode) -> Result<(), ReadError> {
-        if test.output.iter().all(|(_, text)| text.is_empty()) {
-            self.spare = (self.sink)
-                .test_finished(test.node, test.result)
-                .map_err(ReadError::Output)?;
-            return Ok(());
-        }
-        let id = test.node.id.clone();
-        self.send(TestEvent::Test(test.node))?;
-        self.send(TestEvent::Started { id: id.clone() })?;
-        for (stream, text) in test.output {
-            if !text.is_empty() {
-                self.send(TestEvent::Output {
-                    id: Some(id.clone()),
-                    stream,
-                    text,
-                })?;
-            }
-        }
-        self.send(TestEvent::Finished(TestResult { id, ..test.result }))
+    /// Declares, starts, feeds output to and finishes one test, in one
+    /// step ([`Sink::test`]), from the caller's buffers, which it may fill
+    /// in again for its next test.
+    pub(crate) fn test(&mut self, test: &TestNode) -> Result<(), ReadError> {
+        (self.sink)
+            .test(&test.node, &test.output, &test.result)
+            .map_err(ReadError::Output)
     }
+}
+
+/// Counts up the decimal number that follows `prefix_len` bytes of `id` by
+/// one, in place. False, with `id` left cut short, when it has no digit that
+/// is not a 9 (one more needs another digit).
+fn count_up(id: &mut String, prefix_len: usize) -> bool {
+    let mut nines = 0;
+    while id.len() > prefix_len {
+        match id.pop() {
+            Some('9') => nines += 1,
+            Some(digit @ '0'..='8') => {
+                id.push(char::from(digit as u8 + 1));
+                id.extend(std::iter::repeat_n('0', nines));
+                return true;
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// A test ready to be sent: its declaration, its output and its result.
@@ -298,7 +289,7 @@ impl Grouper {
                     test.node.id = out.numbered_id(*numbered);
                     test.node.parent = parent;
                     test.node.kind = NodeKind::Test;
-                    out.test(*test)?;
+                    out.test(&test)?;
                 }
                 None => {
                     if let Some((_, Some(id))) = stack.pop() {
@@ -402,6 +393,28 @@ mod tests {
         assert_eq!(out.numbered_id(0), "3:0");
         assert_eq!(out.numbered_id(7), "3:7");
         assert_eq!(out.numbered_id(u64::MAX), format!("3:{}", u64::MAX));
+        // Written over the id of the number before, or of another.
+        let mut id = String::new();
+        let mut held = None;
+        for n in (0..1_200).chain([
+            9_999,
+            10_000,
+            10_001,
+            99_999,
+            100_000,
+            u64::MAX - 1,
+            u64::MAX,
+        ]) {
+            out.numbered_id_into(n, &mut id, held);
+            assert_eq!(id, format!("3:{n}"));
+            held = Some(n);
+        }
+        // An id taken away (a test sent with its output), or another number.
+        id.clear();
+        out.numbered_id_into(8, &mut id, Some(7));
+        assert_eq!(id, "3:8");
+        out.numbered_id_into(20, &mut id, Some(8));
+        assert_eq!(id, "3:20");
     }
 
     #[test]

@@ -70,7 +70,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, TestNode};
-use super::junit_fast::{self, attr_value, local_name, plain_millis};
+use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue};
 use super::position::Counted;
 use super::pytest_json::COLLECTION_ERROR;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
@@ -173,7 +173,7 @@ struct Case {
 
 impl Case {
     /// Takes one `<testcase>` attribute, by qualified name and raw value.
-    fn set(&mut self, key: &[u8], raw: &[u8]) {
+    fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         enum Slot {
             Name,
             Classname,
@@ -182,16 +182,21 @@ impl Case {
             Line,
             Status,
         }
-        let slot = match local_name(key) {
-            b"name" => Slot::Name,
-            b"classname" => Slot::Classname,
-            b"time" => Slot::Time,
-            b"file" => Slot::File,
-            b"line" => Slot::Line,
-            b"status" | b"result" => Slot::Status,
-            _ => return,
+        let slot_of = |local: &[u8]| match local {
+            b"name" => Some(Slot::Name),
+            b"classname" => Some(Slot::Classname),
+            b"time" => Some(Slot::Time),
+            b"file" => Some(Slot::File),
+            b"line" => Some(Slot::Line),
+            b"status" | b"result" => Some(Slot::Status),
+            _ => None,
         };
-        let value = attr_value(raw);
+        // A name without a prefix, the usual one, is its own local name:
+        // no need to look for a `:` in it (none of these names has one).
+        let Some(slot) = slot_of(key).or_else(|| slot_of(local_name(key))) else {
+            return;
+        };
+        let value = raw.decode();
         match slot {
             Slot::Name => {
                 self.name.clear();
@@ -229,6 +234,10 @@ struct State {
     spare_classname: String,
     /// A buffer for the next case's `name`.
     spare_name: String,
+    /// The test being sent, filled in over the buffers of the one before.
+    test: TestNode,
+    /// The number whose id `test.node.id` holds.
+    test_id: Option<u64>,
     /// Bytes read past quick-xml (plain empty test cases, taken directly);
     /// added to its positions to give positions in the file.
     skipped: u64,
@@ -262,7 +271,8 @@ impl State {
                         counted.consume(len);
                         self.skipped += len as u64;
                         // What opening and closing the element do.
-                        self.send_case(case, out)?;
+                        self.send_case(&mut case, out)?;
+                        self.recycle(case);
                         continue;
                     }
                     None => self.recycle(case),
@@ -437,7 +447,7 @@ impl State {
                     None => {
                         let mut case = self.new_case();
                         for a in e.attributes().with_checks(false).flatten() {
-                            case.set(a.key.into_inner(), &a.value);
+                            case.set(a.key.into_inner(), RawValue::new(&a.value));
                         }
                         case
                     }
@@ -501,8 +511,9 @@ impl State {
                 }
             }
             Elem::Case => {
-                if let Some(case) = self.case.take() {
-                    self.send_case(case, out)?;
+                if let Some(mut case) = self.case.take() {
+                    self.send_case(&mut case, out)?;
+                    self.recycle(case);
                 }
             }
             Elem::Suite => {
@@ -519,16 +530,12 @@ impl State {
     }
 
     fn parent_id(&self) -> Option<&String> {
-        let frame = self.frames.last()?;
-        frame
-            .classes
-            .last()
-            .map(|(_, (_, id))| id)
-            .or(frame.id.as_ref())
+        parent_id(&self.frames)
     }
 
-    fn send_case(&mut self, mut case: Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
-        collection_error(&mut case);
+    /// Sends a closed case, taking what it holds but its name buffers.
+    fn send_case(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        collection_error(case);
         let frame_index = self.frames.len() - 1;
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
@@ -568,26 +575,33 @@ impl State {
         let py_file = pytest
             && !self.frames[frame_index].suite_file
             && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
-        // Filled in over the buffers of an earlier test's declaration.
-        let mut node = out.recycled_node();
+        // Filled in over the buffers of the test before.
+        let test = &mut self.test;
+        let node = &mut test.node;
+        out.numbered_id_into(self.next_id + 1, &mut node.id, self.test_id);
         self.next_id += 1;
-        out.numbered_id_into(self.next_id, &mut node.id);
-        match (&mut node.parent, self.parent_id()) {
-            (Some(parent), Some(id)) => parent.push_str(id),
+        self.test_id = Some(self.next_id);
+        match (&mut node.parent, parent_id(&self.frames)) {
+            (Some(parent), Some(id)) => {
+                parent.clear();
+                parent.push_str(id);
+            }
             (parent, id) => *parent = id.cloned(),
         }
         std::mem::swap(&mut node.name, &mut case.name);
         node.kind = NodeKind::Test;
         node.line = line(case.line, if py_file { 1 } else { 0 });
-        node.file = case.file;
-        let mut result = TestResult {
+        node.file = case.file.take();
+        test.output = std::mem::take(&mut case.output);
+        let result = &mut test.result;
+        *result = TestResult {
             duration_ms: case.duration_ms,
             ..TestResult::default()
         };
-        if let Some(failure) = case.failure {
+        if let Some(failure) = case.failure.take() {
             result.outcome = Outcome::Failed;
             let (message, mut details) = describe(*failure);
-            if let Some(error) = case.error {
+            if let Some(error) = case.error.take() {
                 // Never two verdicts: a teardown error after a failure is context.
                 let (error_message, error_details) = describe(*error);
                 for part in [error_message, error_details].into_iter().flatten() {
@@ -595,10 +609,10 @@ impl State {
                 }
             }
             (result.message, result.details) = (message, details);
-        } else if let Some(error) = case.error {
+        } else if let Some(error) = case.error.take() {
             result.outcome = Outcome::Error;
             (result.message, result.details) = describe(*error);
-        } else if let Some(skipped) = case.skipped {
+        } else if let Some(skipped) = case.skipped.take() {
             let xfail = skipped.kind.as_deref() == Some("pytest.xfail");
             result.outcome = if xfail {
                 Outcome::Xfail
@@ -611,14 +625,7 @@ impl State {
         } else if case.not_run {
             result.outcome = Outcome::Skipped;
         }
-        out.test(TestNode {
-            node,
-            output: case.output,
-            result,
-        })?;
-        self.spare_classname = case.classname;
-        self.spare_name = case.name;
-        Ok(())
+        out.test(test)
     }
 
     /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
@@ -659,7 +666,7 @@ impl State {
             details,
             ..TestResult::default()
         };
-        out.test(TestNode {
+        out.test(&TestNode {
             node,
             result,
             ..TestNode::default()
@@ -747,6 +754,16 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// The id of the innermost open suite: a classname suite, else the `<testsuite>`.
+fn parent_id(frames: &[Frame]) -> Option<&String> {
+    let frame = frames.last()?;
+    frame
+        .classes
+        .last()
+        .map(|(_, (_, id))| id)
+        .or(frame.id.as_ref())
 }
 
 fn close_frame(mut frame: Frame, out: &mut Emitter<'_>) -> Result<(), ReadError> {

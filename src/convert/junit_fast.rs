@@ -24,6 +24,22 @@ const KEY_BYTE: [bool; 256] = {
     table
 };
 
+/// Attribute names of a `<testcase>` as JUnit writers write them, each
+/// looked for whole before a name is read byte by byte.
+const KNOWN_KEYS: [&[u8]; 5] = [b"classname", b"name", b"time", b"file", b"line"];
+
+/// The length of the attribute name at the start of `rest`: up to its first
+/// byte that is not in [`KEY_BYTE`].
+fn key_len(rest: &[u8]) -> Option<usize> {
+    // A known name followed by `=` ends there ('=' is not a key byte).
+    for key in KNOWN_KEYS {
+        if rest.get(key.len()) == Some(&b'=') && rest.starts_with(key) {
+            return Some(key.len());
+        }
+    }
+    rest.iter().position(|&b| !KEY_BYTE[usize::from(b)])
+}
+
 /// A plainly written empty `<testcase …/>` at the start of `bytes`, maybe
 /// after whitespace: calls `f` with each attribute's qualified name and raw
 /// value, as quick-xml's attribute iterator gives them, and returns the
@@ -33,7 +49,7 @@ const KEY_BYTE: [bool; 256] = {
 /// after some calls.
 pub(crate) fn empty_testcase<'a>(
     bytes: &'a [u8],
-    mut f: impl FnMut(&'a [u8], &'a [u8]),
+    mut f: impl FnMut(&'a [u8], RawValue<'a>),
 ) -> Option<usize> {
     const OPEN: &[u8] = b"<testcase";
     let start = bytes.iter().position(|&b| !is_space(b))?;
@@ -50,16 +66,16 @@ pub(crate) fn empty_testcase<'a>(
         if at == 0 && spaces == 0 {
             return None;
         }
-        let key = rest.iter().position(|&b| !KEY_BYTE[usize::from(b)])?;
+        let key = key_len(rest)?;
         let (quote, value_and_rest) = match &rest[key..] {
             [b'=', quote @ (b'"' | b'\''), value_and_rest @ ..] if key > 0 => {
                 (*quote, value_and_rest)
             }
             _ => return None,
         };
-        let len = memchr::memchr(quote, value_and_rest)?;
-        f(&rest[..key], &value_and_rest[..len]);
-        at += spaces + key + 2 + len + 1;
+        let value = RawValue::up_to(quote, value_and_rest)?;
+        f(&rest[..key], value);
+        at += spaces + key + 2 + value.raw.len() + 1;
     }
 }
 
@@ -71,7 +87,7 @@ pub(crate) fn empty_testcase<'a>(
 /// plain text, a sixth of the cost of a test case.
 pub(crate) fn plain_attributes<'a>(
     mut rest: &'a [u8],
-    mut f: impl FnMut(&'a [u8], &'a [u8]),
+    mut f: impl FnMut(&'a [u8], RawValue<'a>),
 ) -> bool {
     /// XML whitespace (as quick-xml reads it), and `=` where noted.
     const SPACE: u8 = 1;
@@ -102,36 +118,102 @@ pub(crate) fn plain_attributes<'a>(
             [b'=', quote @ (b'"' | b'\''), value_and_rest @ ..] => (*quote, value_and_rest),
             _ => return false,
         };
-        let Some(len) = memchr::memchr(quote, value_and_rest) else {
+        let Some(value) = RawValue::up_to(quote, value_and_rest) else {
             return false;
         };
-        f(key, &value_and_rest[..len]);
-        rest = &value_and_rest[len + 1..];
+        f(key, value);
+        rest = &value_and_rest[value.raw.len() + 1..];
     }
 }
 
-/// An attribute's value with entities decoded; the raw text (invalid UTF-8
-/// replaced) if it does not decode.
-pub(crate) fn attr_value(raw: &[u8]) -> Cow<'_, str> {
-    // Nearly every value is ASCII without `&`: nothing to unescape and no
-    // UTF-8 to check.
-    if is_plain_ascii(raw) {
-        // SAFETY: every byte was just checked to be ASCII, which is UTF-8.
-        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) });
-    }
-    // What quick-xml's `unescape_value` does: decode UTF-8, then entities.
-    let decoded = match std::str::from_utf8(raw) {
-        Ok(text) => quick_xml::escape::unescape(text).ok(),
-        Err(_) => None,
-    };
-    decoded.unwrap_or_else(|| String::from_utf8_lossy(raw))
+/// An attribute's raw value, and whether it is plain: ASCII without `&`,
+/// which decodes to itself. The fast paths learn that while they look for
+/// the value's end, so it is not scanned again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawValue<'a> {
+    raw: &'a [u8],
+    plain: bool,
 }
+
+impl<'a> RawValue<'a> {
+    pub(crate) fn new(raw: &'a [u8]) -> Self {
+        RawValue {
+            raw,
+            plain: is_plain_ascii(raw),
+        }
+    }
+
+    /// The bytes of `rest` before its first `quote`, if it has one: what
+    /// `memchr` and [`is_plain_ascii`] would find, in one pass of eight
+    /// bytes at a time.
+    fn up_to(quote: u8, rest: &'a [u8]) -> Option<Self> {
+        // A byte of `zeros(w)` has its high bit set where `w` has a zero
+        // byte, and maybe above one (a borrow), never below the first.
+        let zeros = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+        let quotes = ONES * u64::from(quote);
+        // High bits of the bytes seen that are `&` or not ASCII (maybe more
+        // above a true one).
+        let mut special = 0;
+        let mut words = rest.chunks_exact(8);
+        let mut at = 0;
+        for word in &mut words {
+            let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            let specials = zeros(w ^ AMPERSANDS) | (w & HIGH);
+            let quoted = zeros(w ^ quotes);
+            if quoted != 0 {
+                // The bits below the first quote's.
+                let before = (quoted & quoted.wrapping_neg()) - 1;
+                let len = at + (quoted.trailing_zeros() / 8) as usize;
+                return Some(RawValue {
+                    raw: &rest[..len],
+                    plain: special | (specials & before) == 0,
+                });
+            }
+            special |= specials;
+            at += 8;
+        }
+        let tail = words.remainder();
+        let len = at + tail.iter().position(|&b| b == quote)?;
+        Some(RawValue {
+            raw: &rest[..len],
+            plain: special == 0 && is_plain_ascii(&rest[at..len]),
+        })
+    }
+
+    /// The raw bytes, as quick-xml's attribute iterator gives them.
+    #[cfg(test)]
+    pub(crate) fn raw(self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The value with entities decoded; the raw text (invalid UTF-8
+    /// replaced) if it does not decode.
+    pub(crate) fn decode(self) -> Cow<'a, str> {
+        // Nearly every value is plain: nothing to unescape and no UTF-8 to check.
+        if self.plain {
+            // SAFETY: `plain` values are ASCII, which is UTF-8.
+            return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(self.raw) });
+        }
+        // What quick-xml's `unescape_value` does: decode UTF-8, then entities.
+        let decoded = match std::str::from_utf8(self.raw) {
+            Ok(text) => quick_xml::escape::unescape(text).ok(),
+            Err(_) => None,
+        };
+        decoded.unwrap_or_else(|| String::from_utf8_lossy(self.raw))
+    }
+}
+
+/// An attribute's value with entities decoded ([`RawValue::decode`]).
+pub(crate) fn attr_value(raw: &[u8]) -> Cow<'_, str> {
+    RawValue::new(raw).decode()
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+const AMPERSANDS: u64 = ONES * b'&' as u64;
 
 /// Whether `bytes` are all ASCII and none is `&`, tested eight at a time.
 fn is_plain_ascii(bytes: &[u8]) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const AMPERSANDS: u64 = ONES * b'&' as u64;
     let mut words = bytes.chunks_exact(8);
     for word in &mut words {
         let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
@@ -199,6 +281,34 @@ mod tests {
                 }
             }
             assert!(is_plain_ascii(&vec![b'z'; len]));
+        }
+    }
+
+    #[test]
+    fn value_ends_and_plainness_are_found_at_every_offset() {
+        let naive = |quote: u8, bytes: &[u8]| {
+            let len = memchr::memchr(quote, bytes)?;
+            Some((len, bytes[..len].iter().all(|&b| b != b'&' && b.is_ascii())))
+        };
+        for len in 0..24 {
+            for special_at in 0..=len {
+                for quote_at in 0..=len {
+                    for special in [b'&', 0x80, 0xC3, 0xFF, b'%', 0x27, 0x22, 0x25, 0x7F] {
+                        for quote in [b'"', b'\''] {
+                            let mut bytes = vec![b'a'; len];
+                            if special_at < len {
+                                bytes[special_at] = special;
+                            }
+                            if quote_at < len {
+                                bytes[quote_at] = quote;
+                            }
+                            let ours =
+                                RawValue::up_to(quote, &bytes).map(|v| (v.raw.len(), v.plain));
+                            assert_eq!(ours, naive(quote, &bytes), "{quote} {bytes:?}");
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -854,7 +854,7 @@ fn plain_attributes_are_split_as_quick_xml_splits_them() {
         let theirs = quick_xml_pairs(&e);
         let mut ours = Vec::new();
         let split = plain_attributes(e.attributes_raw(), |k, v| {
-            ours.push((k.to_vec(), v.to_vec()))
+            ours.push((k.to_vec(), v.raw().to_vec()))
         });
         assert_eq!(split, plain, "{tag}");
         if split {
@@ -884,7 +884,7 @@ fn attribute_values_decode_as_unescape_value_does() {
 #[test]
 fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
     // (bytes, the attribute text when taken directly)
-    let cases: [(&[u8], Option<&[u8]>); 10] = [
+    let cases: [(&[u8], Option<&[u8]>); 12] = [
         (
             b"\n<testcase name=\"a\" time='1'/>",
             Some(b" name=\"a\" time='1'"),
@@ -901,10 +901,16 @@ fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
         (b"<testcase a=\"1", None),
         (b"x<testcase/>", None),
         (b"<testcase a\"b=\"1\"/>", None),
+        (
+            b"<testcase names=\"a\" classname2='b' time:x=\"1\" file=\"\" line=\"&amp;\" name=\"\xc3\xa9\"/>",
+            Some(b" names=\"a\" classname2='b' time:x=\"1\" file=\"\" line=\"&amp;\" name=\"\xc3\xa9\""),
+        ),
+        (b"<testcase name=\"a\" time/>", None),
     ];
     for (bytes, expected) in cases {
         let mut pairs = Vec::new();
-        let taken = junit_fast::empty_testcase(bytes, |k, v| pairs.push((k.to_vec(), v.to_vec())));
+        let taken =
+            junit_fast::empty_testcase(bytes, |k, v| pairs.push((k.to_vec(), v.raw().to_vec())));
         let shown = String::from_utf8_lossy(bytes);
         assert_eq!(taken.is_some(), expected.is_some(), "{shown}");
         if let (Some(len), Some(attrs)) = (taken, expected) {

@@ -12,7 +12,7 @@ use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
 use super::{ctrf, jest_json, junit, lenient, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat, ReportInput};
-use crate::event::{Node, Outcome, TestEvent, TestResult};
+use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
 use crate::report::Pipeline;
 
@@ -123,9 +123,14 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
         self.inner.event(event)
     }
 
-    fn test_finished(&mut self, node: Node, result: TestResult) -> io::Result<Option<Node>> {
+    fn test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
         self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
-        self.inner.test_finished(node, result)
+        self.inner.test(node, output, result)
     }
 }
 

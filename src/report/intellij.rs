@@ -3,9 +3,9 @@
 //! §1.5-1.9).
 use std::io::{self, Write};
 
-use tcrunner_protocol::Message;
+use tcrunner_protocol::{Message, Value};
 
-use super::{duration_text, failure, failure_message, log_message, Emitter, Num, STOPPED};
+use super::{duration, failure, failure_message, log_message, Emitter, STOPPED};
 use crate::event::{Stream, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
@@ -38,7 +38,7 @@ impl<W: Write> Intellij<W> {
     }
 }
 
-fn with_ids(name: &str, node: &Opened) -> Message {
+fn with_ids(name: &str, node: &Opened<'_>) -> Message {
     Message::new(name).with("nodeId", node.id.to_string())
 }
 
@@ -74,42 +74,36 @@ impl<W: Write> Reporter for Intellij<W> {
                     Stream::Stdout => "testStdOut",
                     Stream::Stderr => "testStdErr",
                 };
-                let mut id_buf = Num::default();
-                let id = id_buf.format(node.id);
-                self.out.send_chunked(kind, &[("nodeId", id)], "out", text)
+                self.out
+                    .send_chunked(kind, &[("nodeId", node.id.into())], "out", text)
             }
             TreeEvent::Output {
                 node: None, text, ..
             } => self.out.text(text),
             TreeEvent::Finished { node, result } => {
-                let mut id_buf = Num::default();
-                let id = id_buf.format(node.id);
+                let id = Value::Number(node.id);
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
-                        let mut attrs = [("", ""); 8];
+                        let mut attrs = [("", Value::Text("")); 8];
                         attrs[0] = ("nodeId", id);
                         let mut n = failure(&mut attrs, 1, result);
                         if result.outcome == crate::event::Outcome::Error {
-                            attrs[n] = ("error", "true");
+                            attrs[n] = ("error", "true".into());
                             n += 1;
                         }
                         self.out.send_parts("testFailed", &attrs[..n])?;
                     }
                     Verdict::Ignored => {
-                        let message = failure_message(result);
+                        let message = failure_message(result).into();
                         self.out
                             .send_parts("testIgnored", &[("nodeId", id), ("message", message)])?;
                     }
                 }
-                let mut duration_buf = Num::default();
                 match result.duration_ms {
                     Some(ms) => self.out.send_parts(
                         "testFinished",
-                        &[
-                            ("nodeId", id),
-                            ("duration", duration_text(&mut duration_buf, ms)),
-                        ],
+                        &[("nodeId", id), ("duration", duration(ms))],
                     ),
                     None => self.out.send_parts("testFinished", &[("nodeId", id)]),
                 }
@@ -122,14 +116,13 @@ impl<W: Write> Reporter for Intellij<W> {
                 )?;
                 self.out.send(with_ids("testFinished", node))
             }
-            TreeEvent::SuiteFinished(node) => {
-                let mut id_buf = Num::default();
-                let id = id_buf.format(node.id);
-                self.out.send_parts(
-                    "testSuiteFinished",
-                    &[("nodeId", id), ("name", &node.node.name)],
-                )
-            }
+            TreeEvent::SuiteFinished(node) => self.out.send_parts(
+                "testSuiteFinished",
+                &[
+                    ("nodeId", node.id.into()),
+                    ("name", node.node.name.as_str().into()),
+                ],
+            ),
             TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }
     }
@@ -138,9 +131,7 @@ impl<W: Write> Reporter for Intellij<W> {
 impl<W: Write> Intellij<W> {
     /// A message that registers a node (ids, name, location, metainfo),
     /// written from borrowed parts: the hot path of every run.
-    fn opening(&mut self, kind: &str, node: &Opened) -> io::Result<()> {
-        let (mut id_buf, mut parent_buf, mut line_buf) =
-            (Num::default(), Num::default(), Num::default());
+    fn opening(&mut self, kind: &str, node: &Opened<'_>) -> io::Result<()> {
         let built_hint;
         let hint = match &node.node.hint {
             Some(hint) => Some(hint.as_str()),
@@ -149,23 +140,23 @@ impl<W: Write> Intellij<W> {
                 built_hint.as_deref()
             }
         };
-        let mut attrs: [(&str, &str); 7] = [("", ""); 7];
-        attrs[0] = ("nodeId", id_buf.format(node.id));
-        attrs[1] = ("parentNodeId", parent_buf.format(node.parent));
-        attrs[2] = ("name", &node.node.name);
+        let mut attrs = [("", Value::Text("")); 7];
+        attrs[0] = ("nodeId", node.id.into());
+        attrs[1] = ("parentNodeId", node.parent.into());
+        attrs[2] = ("name", node.node.name.as_str().into());
         let mut n = 3;
         if let Some(hint) = hint {
-            attrs[n] = ("locationHint", hint);
+            attrs[n] = ("locationHint", hint.into());
             n += 1;
         }
         if let Some(meta) = &node.node.meta {
-            attrs[n] = ("metainfo", meta);
+            attrs[n] = ("metainfo", meta.as_str().into());
             n += 1;
         }
         // PyCharm's runner adds the file and 1-based line of a test, both or neither.
         if let (true, Some(file), Some(line)) = (node.is_test, &node.node.file, node.node.line) {
-            attrs[n] = ("path", file);
-            attrs[n + 1] = ("lineno", line_buf.format(u64::from(line)));
+            attrs[n] = ("path", file.as_str().into());
+            attrs[n + 1] = ("lineno", u64::from(line).into());
             n += 2;
         }
         self.out.send_parts(kind, &attrs[..n])
@@ -174,7 +165,7 @@ impl<W: Write> Intellij<W> {
 
 /// A `file://` URL built from the node's file and line, for a node whose
 /// source gave no hint.
-fn file_hint(node: &Opened) -> Option<String> {
+fn file_hint(node: &Opened<'_>) -> Option<String> {
     let file = node.node.file.as_deref()?;
     Some(match node.node.line {
         Some(line) => format!("file://{file}:{line}"),

@@ -10,7 +10,7 @@ mod teamcity;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use tcrunner_protocol::{Message, Timestamp, Writer};
+use tcrunner_protocol::{Message, Timestamp, Value, Writer};
 
 use crate::cli::{Dialect, OutputConfig};
 use crate::event::{LogLevel, Node, Outcome, Stream, TestEvent, TestResult};
@@ -73,56 +73,26 @@ const STOPPED: &str = "stopped: the run ended before this test finished";
 /// The attributes of a `testFailed` after the `n` in `attrs` that name the
 /// test: the failure's message, details, and the comparison when both values
 /// are known. Returns the new length.
-fn failure<'a>(attrs: &mut [(&'a str, &'a str); 8], mut n: usize, result: &'a TestResult) -> usize {
-    attrs[n] = ("message", failure_message(result));
-    attrs[n + 1] = ("details", result.details.as_deref().unwrap_or(""));
+fn failure<'a>(
+    attrs: &mut [(&'a str, Value<'a>); 8],
+    mut n: usize,
+    result: &'a TestResult,
+) -> usize {
+    attrs[n] = ("message", failure_message(result).into());
+    attrs[n + 1] = ("details", result.details.as_deref().unwrap_or("").into());
     n += 2;
     if let (Some(expected), Some(actual)) = (&result.expected, &result.actual) {
-        attrs[n] = ("type", "comparisonFailure");
-        attrs[n + 1] = ("expected", expected);
-        attrs[n + 2] = ("actual", actual);
+        attrs[n] = ("type", "comparisonFailure".into());
+        attrs[n + 1] = ("expected", expected.as_str().into());
+        attrs[n + 2] = ("actual", actual.as_str().into());
         n += 3;
     }
     n
 }
 
 /// A duration in whole milliseconds as consumers read it (a Java long).
-fn duration_text(buf: &mut Num, ms: u64) -> &str {
-    buf.format(ms.min(i64::MAX as u64))
-}
-
-/// A decimal number formatted on the stack.
-#[derive(Default)]
-pub(crate) struct Num {
-    buf: [u8; 20],
-}
-
-impl Num {
-    pub(crate) fn format(&mut self, mut n: u64) -> &str {
-        // Two digits per division: ids and durations have several.
-        const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-            2021222324252627282930313233343536373839\
-            4041424344454647484950515253545556575859\
-            6061626364656667686970717273747576777879\
-            8081828384858687888990919293949596979899";
-        let mut at = self.buf.len();
-        while n >= 100 {
-            let pair = (n % 100) as usize * 2;
-            n /= 100;
-            at -= 2;
-            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-        }
-        if n >= 10 {
-            let pair = n as usize * 2;
-            at -= 2;
-            self.buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
-        } else {
-            at -= 1;
-            self.buf[at] = b'0' + n as u8;
-        }
-        // SAFETY: `buf[at..]` holds only the ASCII digits written above.
-        unsafe { std::str::from_utf8_unchecked(&self.buf[at..]) }
-    }
+fn duration(ms: u64) -> Value<'static> {
+    Value::Number(ms.min(i64::MAX as u64))
 }
 
 /// A run-level note as a `message` with TeamCity's status words.
@@ -172,7 +142,7 @@ impl<W: Write> Emitter<W> {
     }
 
     /// Sends a message given as borrowed parts (no allocation).
-    fn send_parts(&mut self, name: &str, attrs: &[(&str, &str)]) -> io::Result<()> {
+    fn send_parts(&mut self, name: &str, attrs: &[(&str, Value<'_>)]) -> io::Result<()> {
         self.settle_text()?;
         let at = self.timestamps.then(Timestamp::now_utc);
         self.writer.message_parts(name, attrs, at)
@@ -183,11 +153,11 @@ impl<W: Write> Emitter<W> {
     fn send_chunked(
         &mut self,
         name: &str,
-        attrs: &[(&str, &str)],
+        attrs: &[(&str, Value<'_>)],
         key: &str,
         text: &str,
     ) -> io::Result<()> {
-        let mut all = [("", ""); 4];
+        let mut all = [("", Value::Text("")); 4];
         let n = attrs.len();
         all[..n].copy_from_slice(attrs);
         let mut rest = text;
@@ -201,7 +171,7 @@ impl<W: Write> Emitter<W> {
                     .map_or(rest.len(), |(i, _)| i)
             };
             let (chunk, tail) = rest.split_at(cut);
-            all[n] = (key, chunk);
+            all[n] = (key, Value::Text(chunk));
             self.send_parts(name, &all[..=n])?;
             if tail.is_empty() {
                 return Ok(());
@@ -266,7 +236,11 @@ fn write_piece<W: Write>(
                 line.push('\n');
             }
             let at = timestamps.then(Timestamp::now_utc);
-            writer.message_parts("message", &[("text", &line), ("status", "NORMAL")], at)
+            let attrs = [
+                ("text", Value::Text(&line)),
+                ("status", Value::Text("NORMAL")),
+            ];
+            writer.message_parts("message", &attrs, at)
         }
     }
 }
@@ -352,7 +326,7 @@ impl<W: Write> Reporter for Counting<W> {
 }
 
 impl<W: Write> Counting<W> {
-    fn release(&mut self, node: &crate::tree::Opened, passed: bool) -> io::Result<()> {
+    fn release(&mut self, node: &crate::tree::Opened<'_>, passed: bool) -> io::Result<()> {
         let Some(output) = self.held.as_mut().and_then(|held| held.remove(&node.id)) else {
             return Ok(());
         };
@@ -439,15 +413,15 @@ impl<W: Write> Pipeline<W> {
         self.tree.apply(event, &mut self.sink)
     }
 
-    /// The events `Test(node)` and `Finished(result)` of a test without
-    /// output, in one step ([`Tree::test_finished`]); the declaration back
-    /// if the tree did not keep it.
-    pub(crate) fn test_finished(
+    /// The events of one test, in one step ([`Tree::test`]), from the
+    /// caller's buffers.
+    pub(crate) fn test(
         &mut self,
-        node: Node,
-        result: TestResult,
-    ) -> io::Result<Option<Node>> {
-        self.tree.test_finished(node, result, &mut self.sink)
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.tree.test(node, output, result, &mut self.sink)
     }
 
     /// Plain framework output, passed through (tree-changing service
@@ -489,18 +463,5 @@ impl<W: Write> Pipeline<W> {
         }
         self.sink.dialect.emitter().finish()?;
         Ok(self.sink.summary)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_format_as_display_does() {
-        let some = (0..2_000).chain([99_999, 100_000, 1_234_567, u64::MAX / 10, u64::MAX]);
-        for n in some {
-            assert_eq!(Num::default().format(n), n.to_string());
-        }
     }
 }

@@ -26,9 +26,9 @@ use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Write};
 
-use tcrunner_protocol::Message;
+use tcrunner_protocol::{Message, Value};
 
-use super::{duration_text, failure, failure_message, log_message, Emitter, Num, STOPPED};
+use super::{duration, failure, failure_message, log_message, Emitter, STOPPED};
 use crate::event::{NodeKind, Stream, Verdict};
 use crate::tree::{FastMap, Opened, Reporter, TreeEvent};
 
@@ -100,7 +100,7 @@ impl<W: Write> Teamcity<W> {
         Ok(())
     }
 
-    fn started(&mut self, node: &Opened) -> io::Result<()> {
+    fn started(&mut self, node: &Opened<'_>) -> io::Result<()> {
         let parent = self.nodes.get(&node.parent);
         let parent_scope = parent.map_or(0, |p| p.scope);
         if node.node.kind == NodeKind::Dir {
@@ -160,7 +160,10 @@ impl<W: Write> Teamcity<W> {
                 .send(Message::new("flowStarted").with("flowId", flow.as_str()))?;
             let suites = self.suite_names(node.parent);
             for suite in &suites {
-                let attrs = [("name", suite.as_str()), ("flowId", flow.as_str())];
+                let attrs = [
+                    ("name", suite.as_str().into()),
+                    ("flowId", flow.as_str().into()),
+                ];
                 self.out.send_parts("testSuiteStarted", &attrs)?;
             }
             Some(suites)
@@ -180,11 +183,11 @@ impl<W: Write> Teamcity<W> {
             "testSuiteStarted"
         };
         let attrs = [
-            ("name", name.as_str()),
-            ("flowId", flow.as_str()),
+            ("name", name.as_str().into()),
+            ("flowId", flow.as_str().into()),
             (
                 "captureStandardOutput",
-                if self.live_output { "true" } else { "false" },
+                if self.live_output { "true" } else { "false" }.into(),
             ),
         ];
         let n = if node.is_test { 3 } else { 2 };
@@ -238,7 +241,7 @@ impl<W: Write> Teamcity<W> {
     /// Closes the suites a node's own flow opened, innermost first, and the flow.
     fn finish_own_flow(&mut self, flow: &str, suites: &[String]) -> io::Result<()> {
         for suite in suites.iter().rev() {
-            let attrs = [("name", suite.as_str()), ("flowId", flow)];
+            let attrs = [("name", suite.as_str().into()), ("flowId", flow.into())];
             self.out.send_parts("testSuiteFinished", &attrs)?;
         }
         self.out
@@ -287,7 +290,7 @@ impl<W: Write> Teamcity<W> {
         Ok(())
     }
 
-    fn test_done(&mut self, node: &Opened) -> io::Result<Named> {
+    fn test_done(&mut self, node: &Opened<'_>) -> io::Result<Named> {
         let named = self
             .nodes
             .remove(&node.id)
@@ -327,7 +330,10 @@ impl<W: Write> Reporter for Teamcity<W> {
                             Stream::Stdout => "testStdOut",
                             Stream::Stderr => "testStdErr",
                         };
-                        let attrs = [("name", named.name.as_str()), ("flowId", &named.flow)];
+                        let attrs = [
+                            ("name", named.name.as_str().into()),
+                            ("flowId", named.flow.as_str().into()),
+                        ];
                         self.out.send_chunked(kind, &attrs, "out", text)
                     }
                     // Suite and run output has no test to belong to: build log text.
@@ -339,11 +345,12 @@ impl<W: Write> Reporter for Teamcity<W> {
                     .nodes
                     .get(&node.id)
                     .expect("reported nodes were started");
-                let (name, flow) = (named.name.as_str(), named.flow.as_str());
+                let name = Value::Text(&named.name);
+                let flow = Value::Text(&named.flow);
                 match result.outcome.verdict() {
                     Verdict::Passed => {}
                     Verdict::Failed => {
-                        let mut attrs = [("", ""); 8];
+                        let mut attrs = [("", Value::Text("")); 8];
                         attrs[0] = ("name", name);
                         attrs[1] = ("flowId", flow);
                         let n = failure(&mut attrs, 2, result);
@@ -354,15 +361,14 @@ impl<W: Write> Reporter for Teamcity<W> {
                         &[
                             ("name", name),
                             ("flowId", flow),
-                            ("message", failure_message(result)),
+                            ("message", failure_message(result).into()),
                         ],
                     )?,
                 }
-                let mut duration_buf = Num::default();
-                let mut attrs = [("name", name), ("flowId", flow), ("", "")];
+                let mut attrs = [("name", name), ("flowId", flow), ("", Value::Text(""))];
                 let mut n = 2;
                 if let Some(ms) = result.duration_ms {
-                    attrs[2] = ("duration", duration_text(&mut duration_buf, ms));
+                    attrs[2] = ("duration", duration(ms));
                     n = 3;
                 }
                 self.out.send_parts("testFinished", &attrs[..n])?;
