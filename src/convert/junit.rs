@@ -464,9 +464,10 @@ impl State {
                     b"system-out" => Capture::Out(Stream::Stdout),
                     _ => Capture::Out(Stream::Stderr),
                 };
+                let [message, kind] = attrs(e, [b"message", b"type"]);
                 let problem = Problem {
-                    message: attr(e, b"message"),
-                    kind: attr(e, b"type"),
+                    message,
+                    kind,
                     text: String::new(),
                 };
                 self.capture = Some((capture, problem));
@@ -956,6 +957,26 @@ fn is_file_path(classname: &str) -> bool {
         || classname
             .rsplit_once('.')
             .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext))
+}
+
+/// The first value of each attribute of `keys` ([`attr`]), in one pass:
+/// plainly written attributes split directly
+/// ([`junit_fast::plain_attributes`]), others by quick-xml's iterator.
+fn attrs<const N: usize>(e: &BytesStart<'_>, keys: [&[u8]; N]) -> [Option<String>; N] {
+    let mut found = [const { None }; N];
+    let take = |found: &mut [Option<String>; N], key: &[u8], raw: RawValue<'_>| {
+        let key = local_name(key);
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            found[i].get_or_insert_with(|| raw.decode().into_owned());
+        }
+    };
+    if !junit_fast::plain_attributes(e.attributes_raw(), |key, raw| take(&mut found, key, raw)) {
+        found = [const { None }; N];
+        for a in e.attributes().with_checks(false).flatten() {
+            take(&mut found, a.key.into_inner(), RawValue::new(&a.value));
+        }
+    }
+    found
 }
 
 /// The first value of attribute `key`, decoded; raw text if it does not decode.
