@@ -170,18 +170,21 @@ struct Case {
     output: Vec<(Stream, String)>,
 }
 
-impl Case {
-    /// Takes one `<testcase>` attribute, by qualified name and raw value.
-    fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
-        enum Slot {
-            Name,
-            Classname,
-            Time,
-            File,
-            Line,
-            Status,
-        }
-        let slot_of = |local: &[u8]| match local {
+/// The `<testcase>` attributes the reader takes.
+enum Slot {
+    Name,
+    Classname,
+    Time,
+    File,
+    Line,
+    Status,
+}
+
+impl Slot {
+    /// The attribute of a local name.
+    #[inline(always)]
+    fn of(local: &[u8]) -> Option<Slot> {
+        match local {
             b"name" => Some(Slot::Name),
             b"classname" => Some(Slot::Classname),
             b"time" => Some(Slot::Time),
@@ -189,10 +192,16 @@ impl Case {
             b"line" => Some(Slot::Line),
             b"status" | b"result" => Some(Slot::Status),
             _ => None,
-        };
+        }
+    }
+}
+
+impl Case {
+    /// Takes one `<testcase>` attribute, by qualified name and raw value.
+    fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         // A name without a prefix, the usual one, is its own local name:
         // no need to look for a `:` in it (none of these names has one).
-        let Some(slot) = slot_of(key).or_else(|| slot_of(local_name(key))) else {
+        let Some(slot) = Slot::of(key).or_else(|| Slot::of(local_name(key))) else {
             return;
         };
         let value = raw.decode();
