@@ -380,12 +380,14 @@ impl Tree {
     /// The parent of the last test [`Tree::test`] reported, when it
     /// is `node`'s parent too and still open: a report file's tests come in
     /// runs of one class, and this finds it without hashing its source id
-    /// (the live node of an id is the one open for it).
+    /// (the live node of an id is the one open for it). `node` is not open,
+    /// so it is not its own parent here.
     fn last_parent_of(&self, node: &Node) -> Option<u64> {
         let id = self.last_parent?;
         let parent = node.parent.as_deref()?;
         let live = self.live.get(&id)?;
-        (parent == live.node.id && parent != node.id).then_some(id)
+        debug_assert!(!self.open_by_source.contains_key(&node.id));
+        (parent == live.node.id).then_some(id)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,

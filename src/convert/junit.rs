@@ -197,6 +197,18 @@ impl Slot {
 }
 
 impl Case {
+    /// Makes this a case with no attributes, keeping its name buffers. The
+    /// problems and output that only elements inside a case add are taken
+    /// when it is sent.
+    fn reset(&mut self) {
+        self.name.clear();
+        self.classname.clear();
+        self.duration_ms = None;
+        self.file = None;
+        self.line = None;
+        self.not_run = false;
+    }
+
     /// Takes one `<testcase>` attribute, by qualified name and raw value.
     fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         // A name without a prefix, the usual one, is its own local name:
@@ -262,6 +274,9 @@ impl State {
     ) -> Result<(), ReadError> {
         self.frames.push(Frame::default());
         let mut buf = Vec::with_capacity(64 * 1024);
+        // The plain empty test cases, read one after another over the same
+        // buffers.
+        let mut plain = Case::default();
         loop {
             if self.after_markup
                 && self.capture.is_none()
@@ -272,18 +287,16 @@ impl State {
                 // (whitespace text, then the element) cost. quick-xml would
                 // read the same, and the text is ignored at this level.
                 let counted = reader.get_mut();
-                let mut case = self.new_case();
-                match junit_fast::empty_testcase(counted.buffered(), |key, raw| case.set(key, raw))
-                {
-                    Some(len) => {
-                        counted.consume(len);
-                        self.skipped += len as u64;
-                        // What opening and closing the element do.
-                        self.send_case(&mut case, out)?;
-                        self.recycle(case);
-                        continue;
-                    }
-                    None => self.recycle(case),
+                plain.reset();
+                let read = junit_fast::empty_testcase(counted.buffered(), |key, raw| {
+                    plain.set(key, raw);
+                });
+                if let Some(len) = read {
+                    counted.consume(len);
+                    self.skipped += len as u64;
+                    // What opening and closing the element do.
+                    self.send_case(&mut plain, out)?;
+                    continue;
                 }
             }
             buf.clear();
