@@ -855,11 +855,21 @@ fn trim_block(text: &str) -> Option<String> {
 /// 3.0.0-M4 to 3.5.2 write the cases of a JUnit 5 `@Nested` class
 /// `pkg.Outer$Inner` in `pkg.Outer`'s suite, where it is `Inner`.
 fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
-    let classname = classname.trim();
+    let classname = trim(classname);
     classname
         .strip_prefix(suite)
         .and_then(|r| r.strip_prefix('.').or_else(|| r.strip_prefix('$')))
         .unwrap_or(classname)
+}
+
+/// `text.trim()`, without its search for Unicode whitespace at both ends
+/// when they are plainly not whitespace, as in nearly every classname (this
+/// runs for every test case).
+fn trim(text: &str) -> &str {
+    match text.as_bytes() {
+        [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
 }
 
 /// Whether the `classname` is the test's own name (so it adds no suite):
