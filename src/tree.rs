@@ -349,14 +349,16 @@ impl Tree {
             self.declared.remove(&node.id);
             let parent = match self.last_parent_of(node) {
                 Some(parent) => Some(parent),
-                None => self.open_ancestors(node, out)?,
+                None => self
+                    .open_ancestors(node, out)?
+                    .map(|parent| self.live[&parent].place),
             };
-            self.last_parent = parent;
+            self.last_parent = parent.map(|parent| parent.id);
             // Started and finished in one step, the test is never one of its
             // parent's open children: they stay as they were, and so does
             // whether the parent closes (an open suite that is done has open
             // children, or it would have closed).
-            let place = self.place_under(node, parent, false);
+            let place = self.place_in(node, parent);
             let opened = place.of(node);
             out.report(TreeEvent::Started(&opened))?;
             for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
@@ -380,12 +382,14 @@ impl Tree {
     /// The parent of the last test [`Tree::test`] reported, when it
     /// is `node`'s parent too and still open: a report file's tests come in
     /// runs of one class, and this finds it without hashing its source id
-    /// (the live node of an id is the one open for it).
-    fn last_parent_of(&self, node: &Node) -> Option<u64> {
+    /// (the live node of an id is the one open for it). `node` is not open,
+    /// so it is not its own parent here.
+    fn last_parent_of(&self, node: &Node) -> Option<Place> {
         let id = self.last_parent?;
         let parent = node.parent.as_deref()?;
         let live = self.live.get(&id)?;
-        (parent == live.node.id && parent != node.id).then_some(id)
+        debug_assert!(!self.open_by_source.contains_key(&node.id));
+        (parent == live.node.id).then_some(live.place)
     }
 
     /// Closes everything still open: running tests as stopped, then suites,
@@ -631,7 +635,12 @@ impl Tree {
         parent: Option<u64>,
         out: &mut impl Reporter,
     ) -> std::io::Result<Place> {
-        let place = self.place_under(node, parent, true);
+        let parent = parent.map(|parent| {
+            let live = self.live.get_mut(&parent).expect("parent is open");
+            live.children.push(self.next_id);
+            live.place
+        });
+        let place = self.place_in(node, parent);
         out.report(TreeEvent::Started(&place.of(node)))?;
         if self.collected.is_some() {
             self.opened_live.insert(node.id.clone());
@@ -639,26 +648,20 @@ impl Tree {
         Ok(place)
     }
 
-    /// The place of `node` opening under `parent` (open): the next id, and
-    /// the parent's flow unless the node is a file. `counted`: one of the
-    /// parent's open children from now on.
+    /// The place of `node` opening under the open node placed at `parent`
+    /// (`None`: the top level): the next id, and the parent's flow unless
+    /// the node is a file.
     #[inline(always)]
-    fn place_under(&mut self, node: &Node, parent: Option<u64>, counted: bool) -> Place {
+    fn place_in(&mut self, node: &Node, parent: Option<Place>) -> Place {
         let id = self.next_id;
         self.next_id += 1;
-        let mut flow = id;
-        if let Some(parent) = parent {
-            let live = self.live.get_mut(&parent).expect("parent is open");
-            if node.kind != NodeKind::File {
-                flow = live.place.flow;
-            }
-            if counted {
-                live.children.push(id);
-            }
-        }
+        let flow = match parent {
+            Some(parent) if node.kind != NodeKind::File => parent.flow,
+            _ => id,
+        };
         Place {
             id,
-            parent: parent.unwrap_or(self.offset),
+            parent: parent.map_or(self.offset, |parent| parent.id),
             flow,
             is_test: node.kind == NodeKind::Test,
         }

@@ -58,6 +58,23 @@ pub fn escape(value: &str) -> String {
 /// Escapes a value onto the end of `out`.
 #[inline(always)]
 pub fn escape_into(value: &str, out: &mut String) {
+    escape_to(value, out);
+}
+
+/// Where escaped text is appended: a `String`, or the writer's line.
+pub(crate) trait Out {
+    fn push_str(&mut self, text: &str);
+}
+
+impl Out for String {
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+}
+
+/// [`escape_into`] for any [`Out`].
+#[inline(always)]
+pub(crate) fn escape_to(value: &str, out: &mut impl Out) {
     // Most values (ids, names) have nothing to escape: one scan and one
     // `push_str`, inlined into the caller.
     match find_may_escape(value.as_bytes()) {
@@ -67,7 +84,7 @@ pub fn escape_into(value: &str, out: &mut String) {
 }
 
 /// [`escape_into`] for a value whose first byte to look at is at `first`.
-fn escape_from(value: &str, first: usize, out: &mut String) {
+fn escape_from(value: &str, first: usize, out: &mut impl Out) {
     let bytes = value.as_bytes();
     // Runs of bytes that need no escape are copied whole. Every byte we
     // stop at starts a character, so the slices below always fall on char

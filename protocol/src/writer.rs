@@ -11,8 +11,9 @@
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::escape::{escape_to, Out};
 use crate::parser::is_identifier;
-use crate::{escape_into, Body, Message, ServiceMessage};
+use crate::{Body, Message, ServiceMessage};
 
 /// A UTC time for the optional `timestamp` attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,19 +63,19 @@ impl Timestamp {
 
     /// Appends `yyyy-MM-ddTHH:mm:ss.SSS+0000`, the form TeamCity's
     /// `timestamp` takes (`yyyy-MM-dd'T'HH:mm:ss.SSSZ`), in UTC.
-    fn push_to(&self, out: &mut String) {
+    fn push_to(&self, out: &mut impl Out) {
         push_padded(out, u32::from(self.year), 4);
-        out.push('-');
+        out.push_str("-");
         push_padded(out, u32::from(self.month), 2);
-        out.push('-');
+        out.push_str("-");
         push_padded(out, u32::from(self.day), 2);
-        out.push('T');
+        out.push_str("T");
         push_padded(out, u32::from(self.hour), 2);
-        out.push(':');
+        out.push_str(":");
         push_padded(out, u32::from(self.minute), 2);
-        out.push(':');
+        out.push_str(":");
         push_padded(out, u32::from(self.second), 2);
-        out.push('.');
+        out.push_str(".");
         push_padded(out, u32::from(self.millis), 3);
         out.push_str("+0000");
     }
@@ -90,16 +91,17 @@ impl std::fmt::Display for Timestamp {
 }
 
 /// Appends `n` in decimal, zero-padded to at least `width` digits.
-fn push_padded(out: &mut String, n: u32, width: usize) {
+fn push_padded(out: &mut impl Out, n: u32, width: usize) {
     let mut digits = [b'0'; 10];
-    let mut len = 0;
+    let mut at = digits.len();
     let mut rest = n;
-    while rest > 0 || len < width {
-        digits[len] = b'0' + (rest % 10) as u8;
+    while rest > 0 || digits.len() - at < width {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
-        len += 1;
     }
-    out.extend(digits[..len].iter().rev().map(|&d| char::from(d)));
+    // SAFETY: `digits[at..]` holds only the ASCII digits written above.
+    out.push_str(unsafe { std::str::from_utf8_unchecked(&digits[at..]) });
 }
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian
@@ -192,7 +194,84 @@ pub struct Writer<W: Write> {
     inner: W,
     options: WriterOptions,
     at_line_start: bool,
-    line: String,
+    line: Line,
+}
+
+/// A message line being built, from a dozen short pieces: the name, keys,
+/// ids, and the quotes and `=` between them. A piece of up to 16 bytes is
+/// copied as two machine words, or half-words, or bytes, that overlap
+/// unless the piece fills both: a `memcpy` call per piece cost more than
+/// the copying, and slice copies their bounds checks (docs/performance.md).
+#[derive(Default)]
+struct Line {
+    buf: Vec<u8>,
+}
+
+impl Line {
+    fn clear(&mut self) {
+        self.buf.clear();
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    #[inline(always)]
+    fn push_bytes(&mut self, piece: &[u8]) {
+        let n = piece.len();
+        if n > 16 {
+            self.buf.extend_from_slice(piece);
+            return;
+        }
+        self.buf.reserve(n);
+        let src = piece.as_ptr();
+        // SAFETY: `reserve` left room for `n` more bytes, and every write
+        // below is to one of them (`dst[..n]`); every read is from `piece`
+        // (`src[..n]`), which does not overlap the vector's spare capacity.
+        // They copy `piece` whole, so the `n` bytes `set_len` adds are
+        // initialised.
+        unsafe {
+            let dst = self.buf.as_mut_ptr().add(self.buf.len());
+            match n {
+                0 => {}
+                1..=3 => {
+                    *dst = *src;
+                    *dst.add(n / 2) = *src.add(n / 2);
+                    *dst.add(n - 1) = *src.add(n - 1);
+                }
+                4..=7 => {
+                    copy_word::<4>(src, dst);
+                    copy_word::<4>(src.add(n - 4), dst.add(n - 4));
+                }
+                _ => {
+                    copy_word::<8>(src, dst);
+                    copy_word::<8>(src.add(n - 8), dst.add(n - 8));
+                }
+            }
+            self.buf.set_len(self.buf.len() + n);
+        }
+    }
+}
+
+/// Copies `N` bytes from `src` to `dst`, as one load and one store.
+///
+/// # Safety
+///
+/// `src` must be valid for reading and `dst` for writing `N` bytes.
+#[inline(always)]
+unsafe fn copy_word<const N: usize>(src: *const u8, dst: *mut u8) {
+    // SAFETY: the caller's; unaligned reads and writes need no alignment.
+    unsafe {
+        dst.cast::<[u8; N]>()
+            .write_unaligned(src.cast::<[u8; N]>().read_unaligned())
+    };
+}
+
+impl Out for Line {
+    #[inline(always)]
+    fn push_str(&mut self, text: &str) {
+        self.push_bytes(text.as_bytes());
+    }
 }
 
 impl<W: Write> Writer<W> {
@@ -207,7 +286,7 @@ impl<W: Write> Writer<W> {
             inner,
             options,
             at_line_start: true,
-            line: String::with_capacity(256),
+            line: Line::default(),
         }
     }
 
@@ -284,10 +363,10 @@ impl<W: Write> Writer<W> {
         for &(key, value) in attrs {
             start_attr(line, key);
             match value {
-                Value::Text(text) => escape_into(text, line),
+                Value::Text(text) => escape_to(text, line),
                 Value::Number(n) => line.push_str(Decimal::default().format(n)),
             }
-            line.push('\'');
+            line.push_str("'");
         }
         line.push_str("]\n");
         self.finish_line()
@@ -313,15 +392,15 @@ impl<W: Write> Writer<W> {
         match &message.body {
             Body::Value(value) => {
                 line.push_str(" '");
-                escape_into(value, line);
-                line.push('\'');
+                escape_to(value, line);
+                line.push_str("'");
             }
             Body::Attrs(attrs) => {
                 push_timestamp(line, at);
                 for (key, value) in attrs {
                     start_attr(line, key);
-                    escape_into(value, line);
-                    line.push('\'');
+                    escape_to(value, line);
+                    line.push_str("'");
                 }
             }
         }
@@ -331,27 +410,30 @@ impl<W: Write> Writer<W> {
 }
 
 /// Starts `line` as `##teamcity[name`, on a line of its own.
-fn start_line(line: &mut String, at_line_start: bool, name: &str) {
+#[inline(always)]
+fn start_line(line: &mut Line, at_line_start: bool, name: &str) {
     line.clear();
     if !at_line_start {
-        line.push('\n');
+        line.push_str("\n");
     }
     line.push_str("##teamcity[");
     line.push_str(name);
 }
 
 /// Appends the `timestamp` attribute, if any.
-fn push_timestamp(line: &mut String, at: Option<Timestamp>) {
+#[inline(always)]
+fn push_timestamp(line: &mut Line, at: Option<Timestamp>) {
     if let Some(at) = at {
         line.push_str(" timestamp='");
         at.push_to(line);
-        line.push('\'');
+        line.push_str("'");
     }
 }
 
 /// Appends ` key='`, for the value and its closing quote to follow.
-fn start_attr(line: &mut String, key: &str) {
-    line.push(' ');
+#[inline(always)]
+fn start_attr(line: &mut Line, key: &str) {
+    line.push_str(" ");
     line.push_str(key);
     line.push_str("='");
 }
@@ -373,5 +455,29 @@ fn check_identifier(what: &str, s: &str) -> io::Result<()> {
             io::ErrorKind::InvalidInput,
             format!("{what} `{s}` is not an identifier"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_of_every_length_are_appended_whole() {
+        let text: Vec<u8> = (0..128u8).map(|i| b'a' + i % 26).collect();
+        for before in 0..40 {
+            for len in 0..40 {
+                let mut line = Line::default();
+                line.push_bytes(&text[40..40 + before]);
+                line.push_bytes(&text[..len]);
+                line.push_bytes(b"]");
+                let mut want = text[40..40 + before].to_vec();
+                want.extend_from_slice(&text[..len]);
+                want.push(b']');
+                assert_eq!(line.as_bytes(), want, "{before} then {len}");
+                line.clear();
+                assert!(line.as_bytes().is_empty());
+            }
+        }
     }
 }

@@ -171,18 +171,21 @@ struct Case {
     output: Vec<(Stream, String)>,
 }
 
-impl Case {
-    /// Takes one `<testcase>` attribute, by qualified name and raw value.
-    fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
-        enum Slot {
-            Name,
-            Classname,
-            Time,
-            File,
-            Line,
-            Status,
-        }
-        let slot_of = |local: &[u8]| match local {
+/// The `<testcase>` attributes the reader takes.
+enum Slot {
+    Name,
+    Classname,
+    Time,
+    File,
+    Line,
+    Status,
+}
+
+impl Slot {
+    /// The attribute of a local name.
+    #[inline(always)]
+    fn of(local: &[u8]) -> Option<Slot> {
+        match local {
             b"name" => Some(Slot::Name),
             b"classname" => Some(Slot::Classname),
             b"time" => Some(Slot::Time),
@@ -190,10 +193,28 @@ impl Case {
             b"line" => Some(Slot::Line),
             b"status" | b"result" => Some(Slot::Status),
             _ => None,
-        };
+        }
+    }
+}
+
+impl Case {
+    /// Makes this a case with no attributes, keeping its name buffers. The
+    /// problems and output that only elements inside a case add are taken
+    /// when it is sent.
+    fn reset(&mut self) {
+        self.name.clear();
+        self.classname.clear();
+        self.duration_ms = None;
+        self.file = None;
+        self.line = None;
+        self.not_run = false;
+    }
+
+    /// Takes one `<testcase>` attribute, by qualified name and raw value.
+    fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         // A name without a prefix, the usual one, is its own local name:
         // no need to look for a `:` in it (none of these names has one).
-        let Some(slot) = slot_of(key).or_else(|| slot_of(local_name(key))) else {
+        let Some(slot) = Slot::of(key).or_else(|| Slot::of(local_name(key))) else {
             return;
         };
         let value = raw.decode();
@@ -254,6 +275,9 @@ impl State {
     ) -> Result<(), ReadError> {
         self.frames.push(Frame::default());
         let mut buf = Vec::with_capacity(64 * 1024);
+        // The plain empty test cases, read one after another over the same
+        // buffers.
+        let mut plain = Case::default();
         loop {
             if self.after_markup
                 && self.capture.is_none()
@@ -264,18 +288,16 @@ impl State {
                 // (whitespace text, then the element) cost. quick-xml would
                 // read the same, and the text is ignored at this level.
                 let counted = reader.get_mut();
-                let mut case = self.new_case();
-                match junit_fast::empty_testcase(counted.buffered(), |key, raw| case.set(key, raw))
-                {
-                    Some(len) => {
-                        counted.consume(len);
-                        self.skipped += len as u64;
-                        // What opening and closing the element do.
-                        self.send_case(&mut case, out)?;
-                        self.recycle(case);
-                        continue;
-                    }
-                    None => self.recycle(case),
+                plain.reset();
+                let read = junit_fast::empty_testcase(counted.buffered(), |key, raw| {
+                    plain.set(key, raw);
+                });
+                if let Some(len) = read {
+                    counted.consume(len);
+                    self.skipped += len as u64;
+                    // What opening and closing the element do.
+                    self.send_case(&mut plain, out)?;
+                    continue;
                 }
             }
             buf.clear();
@@ -465,9 +487,10 @@ impl State {
                     b"system-out" => Capture::Out(Stream::Stdout),
                     _ => Capture::Out(Stream::Stderr),
                 };
+                let [message, kind] = attrs(e, [b"message", b"type"]);
                 let problem = Problem {
-                    message: attr(e, b"message"),
-                    kind: attr(e, b"type"),
+                    message,
+                    kind,
                     text: String::new(),
                 };
                 self.capture = Some((capture, problem));
@@ -854,11 +877,21 @@ fn trim_block(text: &str) -> Option<String> {
 /// 3.0.0-M4 to 3.5.2 write the cases of a JUnit 5 `@Nested` class
 /// `pkg.Outer$Inner` in `pkg.Outer`'s suite, where it is `Inner`.
 fn own_classname<'c>(classname: &'c str, suite: &str) -> &'c str {
-    let classname = classname.trim();
+    let classname = trim(classname);
     classname
         .strip_prefix(suite)
         .and_then(|r| r.strip_prefix('.').or_else(|| r.strip_prefix('$')))
         .unwrap_or(classname)
+}
+
+/// `text.trim()`, without its search for Unicode whitespace at both ends
+/// when they are plainly not whitespace, as in nearly every classname (this
+/// runs for every test case).
+fn trim(text: &str) -> &str {
+    match text.as_bytes() {
+        [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
 }
 
 /// Whether the `classname` is the test's own name (so it adds no suite):
@@ -978,6 +1011,26 @@ fn is_file_path(classname: &str) -> bool {
         || classname
             .rsplit_once('.')
             .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext))
+}
+
+/// The first value of each attribute of `keys` ([`attr`]), in one pass:
+/// plainly written attributes split directly
+/// ([`junit_fast::plain_attributes`]), others by quick-xml's iterator.
+fn attrs<const N: usize>(e: &BytesStart<'_>, keys: [&[u8]; N]) -> [Option<String>; N] {
+    let mut found = [const { None }; N];
+    let take = |found: &mut [Option<String>; N], key: &[u8], raw: RawValue<'_>| {
+        let key = local_name(key);
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            found[i].get_or_insert_with(|| raw.decode().into_owned());
+        }
+    };
+    if !junit_fast::plain_attributes(e.attributes_raw(), |key, raw| take(&mut found, key, raw)) {
+        found = [const { None }; N];
+        for a in e.attributes().with_checks(false).flatten() {
+            take(&mut found, a.key.into_inner(), RawValue::new(&a.value));
+        }
+    }
+    found
 }
 
 /// The first value of attribute `key`, decoded; raw text if it does not decode.

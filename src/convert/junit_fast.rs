@@ -188,12 +188,19 @@ impl<'a> RawValue<'a> {
 
     /// The value with entities decoded; the raw text (invalid UTF-8
     /// replaced) if it does not decode.
+    #[inline]
     pub(crate) fn decode(self) -> Cow<'a, str> {
         // Nearly every value is plain: nothing to unescape and no UTF-8 to check.
         if self.plain {
             // SAFETY: `plain` values are ASCII, which is UTF-8.
             return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(self.raw) });
         }
+        self.decode_escaped()
+    }
+
+    /// [`RawValue::decode`] of a value that is not plain.
+    #[cold]
+    fn decode_escaped(self) -> Cow<'a, str> {
         // What quick-xml's `unescape_value` does: decode UTF-8, then entities.
         let decoded = match std::str::from_utf8(self.raw) {
             Ok(text) => quick_xml::escape::unescape(text).ok(),

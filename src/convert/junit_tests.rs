@@ -873,6 +873,28 @@ fn quick_xml_pairs(e: &quick_xml::events::BytesStart<'_>) -> Vec<(Vec<u8>, Vec<u
 }
 
 #[test]
+fn attributes_taken_in_one_pass_are_those_found_one_by_one() {
+    let tags = [
+        r#"<failure message="m" type="t">"#,
+        r#"<failure type='t' message="a &amp; b&#10;c">"#,
+        r#"<failure x:message="m" message="n" type="t" type="u">"#,
+        r#"<failure message = "spaced" type="t">"#,
+        r#"<failure message="caf&#233;" other="o">"#,
+        "<failure>",
+        r#"<skipped type="pytest.xfail"/>"#,
+    ];
+    for tag in tags {
+        let mut reader = quick_xml::Reader::from_str(tag);
+        let e = match reader.read_event().unwrap() {
+            Event::Start(e) | Event::Empty(e) => e,
+            other => panic!("{tag}: {other:?}"),
+        };
+        let one_by_one = [attr(&e, b"message"), attr(&e, b"type")];
+        assert_eq!(attrs(&e, [b"message", b"type"]), one_by_one, "{tag}");
+    }
+}
+
+#[test]
 fn attribute_values_decode_as_unescape_value_does() {
     assert_eq!(attr_value(b"plain"), "plain");
     assert_eq!(attr_value(b"a &lt;b&gt; &#10;"), "a <b> \n");

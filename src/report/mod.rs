@@ -205,10 +205,18 @@ impl<W: Write> Emitter<W> {
     /// `#`, kept in case it grows into a service message) before a message:
     /// the consumer gives text to the test running when it arrives, and the
     /// line is that test's. Its rest, if any, is a line of its own.
+    #[inline]
     fn settle_text(&mut self) -> io::Result<()> {
         if !self.filter.holds_text() {
             return Ok(());
         }
+        self.write_held_text()
+    }
+
+    /// [`Emitter::settle_text`] when there is text held: apart, so that the
+    /// check before every message stays small.
+    #[cold]
+    fn write_held_text(&mut self) -> io::Result<()> {
         let mut result = Ok(());
         let (writer, timestamps, line_break) = (&mut self.writer, self.timestamps, self.intellij);
         self.filter.finish(|piece| {
@@ -326,10 +334,25 @@ impl<W: Write> Reporter for Counting<W> {
 }
 
 impl<W: Write> Counting<W> {
+    /// Reports the output held for a test that ended, unless it passed.
+    #[inline]
     fn release(&mut self, node: &crate::tree::Opened<'_>, passed: bool) -> io::Result<()> {
-        let Some(output) = self.held.as_mut().and_then(|held| held.remove(&node.id)) else {
-            return Ok(());
-        };
+        match &mut self.held {
+            // Nothing is held unless passed tests' output is dropped.
+            None => Ok(()),
+            Some(held) => match held.remove(&node.id) {
+                Some(output) => self.report_held(node, passed, output),
+                None => Ok(()),
+            },
+        }
+    }
+
+    fn report_held(
+        &mut self,
+        node: &crate::tree::Opened<'_>,
+        passed: bool,
+        output: Vec<(Stream, String)>,
+    ) -> io::Result<()> {
         if passed {
             return Ok(());
         }
