@@ -1384,3 +1384,46 @@ fn the_subtests_fixture_gives_each_subtest_a_node_on_pytest_8_and_9() {
         }
     }
 }
+
+/// pytest's JUnit report writes a test whose call failed and whose teardown
+/// failed too as two `<testcase>`s of one name; converted, it is one failed
+/// test, as in the live run, with the teardown's error in its details.
+#[test]
+fn a_converted_junit_report_has_the_live_runs_tests() {
+    let project = Project::copy(EDGES);
+    let xml = project.path().join("report.xml");
+    let live = Tcrunner::pytest(project.path())
+        .args(["--path", "test_teardown_after_failure.py", "--"])
+        .arg(format!("--junitxml={}", xml.display()))
+        .run(Duration::from_secs(120));
+    live.assert_clean().assert_code(1);
+    let converted = output(tcrunner(&["convert"]).arg(&xml).current_dir(project.path()));
+    assert_eq!(converted.status.code(), Some(1));
+    assert_clean(&converted.stdout);
+
+    let started = |stream: &[u8]| {
+        messages(stream)
+            .iter()
+            .filter(|m| m.name == "testStarted")
+            .count()
+    };
+    // JUnit says `<failure>` for any exception in a test's call, where a
+    // live run tells an error from a failed assertion.
+    let verdicts = |stream: &[u8]| -> BTreeMap<String, String> {
+        tests_by_path(stream)
+            .into_iter()
+            .map(|(key, outcome)| (key, outcome.verdict.replace("error", "failed")))
+            .collect()
+    };
+    assert_eq!(started(&live.stdout), 6, "{}", live.describe());
+    assert_eq!(started(&converted.stdout), 6, "{}", live.text());
+    assert_eq!(verdicts(&converted.stdout), verdicts(&live.stdout));
+    let both = messages(&converted.stdout)
+        .into_iter()
+        .find(|m| m.name == "testFailed" && m.get("message") == Some("ValueError: call broke"))
+        .expect("the class's failed call");
+    assert!(
+        both.get("details").unwrap().contains("teardown broke"),
+        "{both:?}"
+    );
+}

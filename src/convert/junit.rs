@@ -265,6 +265,10 @@ struct State {
     /// quick-xml's last event was markup, so it would read text next: the
     /// place where a plain empty `<testcase/>` may be taken directly.
     after_markup: bool,
+    /// A failed case not sent yet: pytest writes a test whose call failed
+    /// and whose teardown failed too as two cases, the second right after
+    /// the first ([`is_teardown_of`]), and a live run shows one test.
+    held: Option<Case>,
 }
 
 impl State {
@@ -343,6 +347,7 @@ impl State {
                     }
                 }
                 Event::Eof => {
+                    self.send_held(out)?;
                     let pos = reader.buffer_position() + self.skipped;
                     if let Some(elem) = self.elems.last() {
                         let name = match elem {
@@ -424,6 +429,7 @@ impl State {
             // Some aggregators nest whole reports: an inner root is transparent.
             (Some(Elem::Root), b"testsuites") => Elem::Root,
             (None | Some(Elem::Root | Elem::Suite), b"testsuite") => {
+                self.send_held(out)?;
                 let name = attr(e, b"name").unwrap_or_else(|| "testsuite".to_string());
                 let frame = self
                     .frames
@@ -507,6 +513,9 @@ impl State {
                 let Some((_, problem)) = self.capture.take() else {
                     return Ok(());
                 };
+                if self.case.is_none() {
+                    self.send_held(out)?;
+                }
                 match (capture, &mut self.case) {
                     (Capture::Out(stream), Some(case)) => case.output.push((stream, problem.text)),
                     (Capture::Out(stream), None) => {
@@ -540,6 +549,7 @@ impl State {
                 }
             }
             Elem::Suite => {
+                self.send_held(out)?;
                 let frame = self.frames.pop().expect("a suite element has a frame");
                 close_frame(frame, out)?;
             }
@@ -556,8 +566,52 @@ impl State {
         parent_id(&self.frames)
     }
 
-    /// Sends a closed case, taking what it holds but its name buffers.
+    /// Sends a closed case, taking what it holds but its name buffers; a
+    /// failed one is held until the next case shows whether it is that
+    /// test's teardown error.
     fn send_case(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        if self.held.is_some() {
+            if self.add_teardown(case) {
+                return self.send_held(out);
+            }
+            self.send_held(out)?;
+        }
+        if case.failure.is_some() && case.error.is_none() {
+            self.held = Some(std::mem::take(case));
+            return Ok(());
+        }
+        self.send_now(case, out)
+    }
+
+    /// Adds `case` to the held one if it is that test's teardown error.
+    #[cold]
+    fn add_teardown(&mut self, case: &mut Case) -> bool {
+        let Some(held) = self.held.as_mut().filter(|held| is_teardown_of(case, held)) else {
+            return false;
+        };
+        held.error = case.error.take();
+        held.duration_ms = match (held.duration_ms, case.duration_ms) {
+            (Some(call), Some(teardown)) => Some(call + teardown),
+            (call, teardown) => call.or(teardown),
+        };
+        held.output.append(&mut case.output);
+        true
+    }
+
+    /// Sends the held failed case, if any.
+    fn send_held(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        match self.held.take() {
+            Some(mut held) => {
+                let sent = self.send_now(&mut held, out);
+                self.recycle(held);
+                sent
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a case now, taking what it holds but its name buffers.
+    fn send_now(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         collection_error(case);
         let frame_index = self.frames.len() - 1;
         let pytest = self.frames[frame_index].pytest
@@ -772,6 +826,7 @@ impl State {
 
     /// After an error: closes every open suite, innermost first.
     fn close_all(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        self.send_held(out)?;
         while let Some(frame) = self.frames.pop() {
             close_frame(frame, out)?;
         }
@@ -834,6 +889,25 @@ fn add_problem(slot: &mut Option<Box<Problem>>, problem: Problem) {
             }
         }
     }
+}
+
+/// pytest's junitxml closes the case of a test whose call failed when its
+/// teardown fails too, and writes the teardown's error as a second case of
+/// the same name, right after it (apart from it only under pytest-xdist,
+/// where other workers' cases may come between).
+fn is_teardown_of(case: &Case, failed: &Case) -> bool {
+    const PYTEST_PREFIX: &str = "failed on teardown with ";
+    case.failure.is_none()
+        && case.skipped.is_none()
+        && case.error.as_ref().is_some_and(|error| {
+            error
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with(PYTEST_PREFIX))
+        })
+        && case.name == failed.name
+        && case.classname == failed.classname
+        && case.file == failed.file
 }
 
 /// Message and details of a problem element.

@@ -956,3 +956,53 @@ fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
         }
     }
 }
+
+#[test]
+fn a_failed_case_held_for_its_teardown_error_is_never_lost() {
+    let failed = "<testcase classname='m' name='t' time='0.5'><failure message='assert 0'>call</failure></testcase>";
+    let teardown = "<testcase classname='m' name='t' time='0.25'>\
+                    <error message='failed on teardown with &quot;E: x&quot;'>td</error></testcase>";
+    let other = "<testcase classname='m' name='u'><error message='failed on teardown with &quot;E: y&quot;'/></testcase>";
+    let cases = [
+        // Merged: one test, the call's verdict, both durations.
+        (format!("{failed}{teardown}</testsuite>"), Some(1), Ok(())),
+        // Another test's teardown error, a suite, the end: each its own.
+        (format!("{failed}{other}</testsuite>"), Some(2), Ok(())),
+        (
+            format!("{failed}<testsuite name='inner'/></testsuite>"),
+            Some(1),
+            Ok(()),
+        ),
+        (format!("{failed}</testsuite>"), Some(1), Ok(())),
+        // Cut off after it: still reported.
+        (format!("{failed}<testcase name='x'"), None, Err(())),
+    ];
+    for (body, failures, result) in cases {
+        let xml = format!("<testsuite name='s'>{body}");
+        let events = match events_of(|out| read(xml.as_bytes(), out)) {
+            Ok(events) => {
+                assert_eq!(result, Ok(()), "{xml}");
+                events
+            }
+            Err((events, _)) => {
+                assert_eq!(result, Err(()), "{xml}");
+                events
+            }
+        };
+        let c = counts(&events);
+        let nodes = tests_by_name(&events);
+        let t = result_of(&events, &nodes, "t");
+        assert_eq!(t.outcome, Outcome::Failed, "{xml}");
+        assert_eq!(t.message.as_deref(), Some("assert 0"), "{xml}");
+        if let Some(failures) = failures {
+            assert_eq!(c[&Outcome::Failed] + c[&Outcome::Error], failures, "{xml}");
+        }
+        if body.contains("0.25") {
+            assert_eq!(t.duration_ms, Some(750));
+            assert_eq!(
+                t.details.as_deref(),
+                Some("call\n\nfailed on teardown with \"E: x\"\n\ntd")
+            );
+        }
+    }
+}
