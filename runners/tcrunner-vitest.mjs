@@ -164,6 +164,7 @@ export default class TcrunnerVitestReporter {
     this.root = config.root || this.root;
     const version = (vitest && vitest.version) || vitestVersion(this.root);
     useOurRunner(vitest, version);
+    keepExactPaths(vitest);
     // vitest 5 matches -t against names joined by ' > ', older ones by ' '.
     this.separator = Number.parseInt(version, 10) >= 5 ? ' > ' : ' ';
     const pattern = config.testNamePattern;
@@ -554,6 +555,42 @@ function useOurRunner(vitest, version) {
     if (!config || config.runner || config.mode === 'benchmark' || (config.browser && config.browser.enabled)) continue;
     config.runner = runner;
   }
+}
+
+/**
+ * vitest keeps every test file whose path contains one of its filters, so
+ * `src/a/` also takes `lib/src/a/` and `in.test.ts` also `bin.test.ts`.
+ * tcrunner names the filters it passed and the files and folders they stand
+ * for (TCRUNNER_VITEST_PATHS: absolute, a folder's ending in `/`), and
+ * vitest's choice, made after `onInit`, is narrowed to those. It stands as
+ * vitest made it when a filter is the user's own, or when it holds none of
+ * them (a path vitest spells otherwise).
+ */
+function keepExactPaths(vitest) {
+  let asked;
+  try {
+    asked = JSON.parse(process.env.TCRUNNER_VITEST_PATHS || '{}');
+  } catch {
+    return;
+  }
+  const specifications = vitest && vitest.specifications;
+  const relevant = specifications && specifications.getRelevantTestSpecifications;
+  const { filters, paths } = asked || {};
+  if (!Array.isArray(filters) || !Array.isArray(paths) || !paths.length || typeof relevant !== 'function') return;
+  const slashed = (p) => String(p).replace(/\\/g, '/');
+  // vitest's command line normalises its filters (`src/../a` is `a`).
+  const normal = (p) => path.posix.normalize(slashed(p));
+  const ours = new Set(filters.map(normal));
+  const exact = paths.map(slashed);
+  const isAsked = (file) =>
+    typeof file === 'string' && exact.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p));
+  specifications.getRelevantTestSpecifications = async function (given, ...rest) {
+    const found = await relevant.call(this, given, ...rest);
+    const theirs = Array.isArray(given) && given.some((f) => !ours.has(normal(f)));
+    if (theirs || !Array.isArray(found)) return found;
+    const kept = found.filter((spec) => isAsked(spec && spec.moduleId));
+    return kept.length ? kept : found;
+  };
 }
 
 /** The project's vitest version, when the API does not say. */

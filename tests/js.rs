@@ -846,8 +846,27 @@ fn a_folder_path_runs_that_folder_not_its_namesakes() {
         for path in ["src/a", "./src/a/", "src/../src/a"] {
             assert_eq!(run_path(path), ["src/a/in.test.js > is in src/a"], "{name}");
         }
+        // vitest's own filters are substrings of a file's path: these would
+        // also take `lib/src/a/`, `bin.test.js` and `src/a/in.test.js`.
+        let root_file = project.path().join("in.test.js");
+        for path in ["in.test.js", root_file.to_str().unwrap()] {
+            assert_eq!(run_path(path), ["in.test.js > is in the root"], "{name}");
+        }
+        let (code, stream) = run_in(
+            project.path(),
+            name,
+            &[
+                "--framework",
+                framework,
+                "--target",
+                "in.test.js::is in the root",
+            ],
+        );
+        assert_eq!(code, 0, "{name}");
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(found, ["in.test.js > is in the root"], "{name}: target");
         // The project itself, written `.`, runs everything.
-        assert_eq!(run_path(".").len(), 3, "{name}");
+        assert_eq!(run_path(".").len(), 6, "{name}");
         // A raw option that takes a list of values does not take the path.
         let raw = if framework == "jest" {
             ["--testPathIgnorePatterns", "no-such-folder"]

@@ -218,6 +218,67 @@ fn vitest_path_filter(project: &Path, path: &Path) -> String {
     }
 }
 
+/// The files and folders a vitest run was asked for, for the reporter to
+/// narrow vitest's choice to (`TCRUNNER_VITEST_PATHS`: JSON, the `filters`
+/// tcrunner passed and the absolute `paths` they stand for, a folder's
+/// ending in `/`): vitest's filters are substrings of a file's path, so
+/// `src/a/` also takes `lib/src/a/` and `in.test.ts` also `bin.test.ts`.
+/// Each path is given as written (`..` resolved) and as resolved through
+/// symbolic links, since vitest may know a file by either. `None` when
+/// nothing is to be narrowed: no paths, or the project itself (which
+/// vitest's `.` gives whole).
+fn vitest_exact_paths(request: &Request, filters: &[String]) -> Option<String> {
+    // The target files, then the paths.
+    let files = filters[..filters.len() - request.paths.len()].iter();
+    let asked = files
+        .map(Path::new)
+        .chain(request.paths.iter().map(PathBuf::as_path));
+    let asked: Vec<&Path> = asked.collect();
+    if asked.is_empty() {
+        return None;
+    }
+    let project = lexical(&std::path::absolute(&request.project).ok()?);
+    let mut paths: Vec<String> = Vec::new();
+    for path in asked {
+        let lexical = lexical(&project.join(path));
+        if lexical == project {
+            return None;
+        }
+        let real = std::fs::canonicalize(&lexical).ok();
+        let folder = lexical.is_dir();
+        for form in std::iter::once(lexical).chain(real) {
+            let mut text = form.to_string_lossy().trim_end_matches('/').to_owned();
+            if folder {
+                text.push('/');
+            }
+            if !paths.contains(&text) {
+                paths.push(text);
+            }
+        }
+    }
+    let exact = serde_json::json!({ "filters": filters, "paths": paths });
+    Some(exact.to_string())
+}
+
+/// `path` with `.` dropped and `..` taking off the part before it, without
+/// looking at the file system.
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(part);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 struct Plan {
     node: PathBuf,
     package: Package,
@@ -426,14 +487,15 @@ impl Framework for Vitest {
         // No --includeTaskLocation: it costs vitest about 14% CPU; the
         // reporter scans the test files for lines instead.
         // Files and path filters first, as for jest.
-        let mut shown: Vec<String> = vec!["run".into()];
-        shown.extend(target_files(&plan.targets));
-        shown.extend(
+        let mut filters: Vec<String> = target_files(&plan.targets);
+        filters.extend(
             request
                 .paths
                 .iter()
                 .map(|p| vitest_path_filter(&request.project, p)),
         );
+        let mut shown: Vec<String> = vec!["run".into()];
+        shown.extend(filters.iter().cloned());
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
         }
@@ -453,6 +515,10 @@ impl Framework for Vitest {
         let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
         // Our runner then sends each test's start before its body runs.
         spec.env.extend(test_timeout_env(request));
+        if let Some(exact) = vitest_exact_paths(request, &filters) {
+            spec.env
+                .push(("TCRUNNER_VITEST_PATHS".into(), exact.into()));
+        }
         Ok(Launch {
             spec,
             shown_args: shown,
@@ -477,6 +543,49 @@ impl Framework for Vitest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vitest_paths_are_named_exactly_unless_one_is_the_project() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-exact-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src/a")).unwrap();
+        let request = |paths: &[&str]| Request {
+            project: dir.clone(),
+            paths: paths.iter().map(PathBuf::from).collect(),
+            ..Request::default()
+        };
+        let exact = |paths: &[&str], targets: &[&str]| {
+            let request = request(paths);
+            let mut filters: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+            filters.extend(paths.iter().map(|p| vitest_path_filter(&dir, Path::new(p))));
+            vitest_exact_paths(&request, &filters)
+                .map(|json| serde_json::from_str::<serde_json::Value>(&json).unwrap())
+        };
+        let root = std::fs::canonicalize(&dir).unwrap();
+        let got = exact(&["src/../src/a"], &["b.test.ts"]).unwrap();
+        assert_eq!(
+            got["filters"],
+            serde_json::json!(["b.test.ts", "src/../src/a/"])
+        );
+        let paths: Vec<&str> = got["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        // A file that does not exist has no real path; a folder under a
+        // linked temporary folder has two spellings.
+        let mut want = vec![
+            dir.join("b.test.ts").display().to_string(),
+            format!("{}/", dir.join("src/a").display()),
+        ];
+        if root != dir {
+            want.push(format!("{}/", root.join("src/a").display()));
+        }
+        assert_eq!(paths, want);
+        assert_eq!(exact(&["./src", "."], &[]), None);
+        assert_eq!(exact(&[], &[]), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn targets_become_anchored_escaped_patterns() {
