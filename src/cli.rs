@@ -54,7 +54,7 @@ pub(crate) struct RawOutput {
 
 #[derive(Debug, Args)]
 pub(crate) struct RawRun {
-    /// A folder or file to run (repeatable).
+    /// A folder or file to run, that one only: `src` leaves `lib/src` and `src2` out (repeatable).
     #[arg(long = "path", value_name = "DIR|FILE")]
     pub paths: Vec<PathBuf>,
     /// A test to run: `file.py::Class.test[params]`, `pkg.mod.Class.test`, `file.test.ts::outer > test` (repeatable).
