@@ -26,6 +26,17 @@ pub(crate) trait Sink {
             .into_iter()
             .try_for_each(|event| self.event(event))
     }
+
+    /// [`Sink::test`] of a test whose id is new: the source numbers its
+    /// nodes and never sent this id before, so a sink need not look it up.
+    fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.test(node, output, result)
+    }
 }
 
 impl<W: Write> Sink for Pipeline<W> {
@@ -40,6 +51,15 @@ impl<W: Write> Sink for Pipeline<W> {
         result: &TestResult,
     ) -> io::Result<()> {
         Pipeline::test(self, node, output, result)
+    }
+
+    fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        Pipeline::new_test(self, node, output, result)
     }
 }
 
@@ -153,6 +173,14 @@ impl<'a> Emitter<'a> {
     pub(crate) fn test(&mut self, test: &TestNode) -> Result<(), ReadError> {
         (self.sink)
             .test(&test.node, &test.output, &test.result)
+            .map_err(ReadError::Output)
+    }
+
+    /// [`Emitter::test`] of a test whose id this reader numbered and never
+    /// sent before ([`Sink::new_test`]).
+    pub(crate) fn new_test(&mut self, test: &TestNode) -> Result<(), ReadError> {
+        (self.sink)
+            .new_test(&test.node, &test.output, &test.result)
             .map_err(ReadError::Output)
     }
 }

@@ -702,7 +702,9 @@ impl State {
         } else if case.not_run {
             result.outcome = Outcome::Skipped;
         }
-        out.test(test)
+        // Numbered here, the test's id is new (the file's prefix sets it
+        // apart from other files').
+        out.new_test(test)
     }
 
     /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
@@ -743,7 +745,7 @@ impl State {
             details,
             ..TestResult::default()
         };
-        out.test(&TestNode {
+        out.new_test(&TestNode {
             node,
             result,
             ..TestNode::default()

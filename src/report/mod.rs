@@ -447,6 +447,16 @@ impl<W: Write> Pipeline<W> {
         self.tree.test(node, output, result, &mut self.sink)
     }
 
+    /// [`Pipeline::test`] of a test whose id is new ([`Tree::new_test`]).
+    pub(crate) fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.tree.new_test(node, output, result, &mut self.sink)
+    }
+
     /// Plain framework output, passed through (tree-changing service
     /// messages in it are neutralised).
     pub(crate) fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
