@@ -207,6 +207,39 @@ pub(crate) enum TreeEvent<'a> {
 /// Receives the tree's events.
 pub(crate) trait Reporter {
     fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()>;
+
+    /// A test that starts, writes each non-empty text of `output` and
+    /// finishes with `result` at once: those events, which a reporter may
+    /// take in one step (a report file's every test comes this way).
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> std::io::Result<()>
+    where
+        Self: Sized,
+    {
+        report_test(self, node, output, result)
+    }
+}
+
+/// [`Reporter::test`] as the events it stands for, one by one.
+pub(crate) fn report_test(
+    out: &mut impl Reporter,
+    node: &Opened<'_>,
+    output: &[(Stream, String)],
+    result: &TestResult,
+) -> std::io::Result<()> {
+    out.report(TreeEvent::Started(node))?;
+    for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
+        out.report(TreeEvent::Output {
+            node: Some(node),
+            stream: *stream,
+            text,
+        })?;
+    }
+    out.report(TreeEvent::Finished { node, result })
 }
 
 /// An open node; the source id it was opened for is `node.id`.
@@ -397,19 +430,7 @@ impl Tree {
         // whether the parent closes (an open suite that is done has open
         // children, or it would have closed).
         let place = self.place_in(node, parent);
-        let opened = place.of(node);
-        out.report(TreeEvent::Started(&opened))?;
-        for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
-            out.report(TreeEvent::Output {
-                node: Some(&opened),
-                stream: *stream,
-                text,
-            })?;
-        }
-        out.report(TreeEvent::Finished {
-            node: &opened,
-            result,
-        })
+        out.test(&place.of(node), output, result)
     }
 
     /// The parent of the last test [`Tree::test`] reported, when it
