@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::escape::{escape_to, Out};
+use crate::escape::{escape_from, find_may_escape, Out};
 use crate::parser::is_identifier;
 use crate::{Body, Message, ServiceMessage};
 
@@ -149,6 +149,7 @@ pub struct Decimal {
 
 impl Decimal {
     /// `n` in decimal, as `Display` writes it.
+    #[inline(always)]
     pub fn format(&mut self, mut n: u64) -> &str {
         // Two digits per division: ids and durations have several.
         const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -194,7 +195,8 @@ pub struct Writer<W: Write> {
     inner: W,
     options: WriterOptions,
     at_line_start: bool,
-    line: Line,
+    /// The buffer each message line is built in.
+    line: Vec<u8>,
 }
 
 /// A message line being built, from a dozen short pieces: the name, keys,
@@ -202,36 +204,83 @@ pub struct Writer<W: Write> {
 /// copied as two machine words, or half-words, or bytes, that overlap
 /// unless the piece fills both: a `memcpy` call per piece cost more than
 /// the copying, and slice copies their bounds checks (docs/performance.md).
-#[derive(Default)]
-struct Line {
-    buf: Vec<u8>,
+///
+/// The line's place in its buffer is held here, in locals the compiler
+/// keeps in registers, and written back to the buffer once, in
+/// [`Line::finish`]: kept in the vector, its length had to be read back
+/// from memory after every byte stored (a store through a byte pointer may
+/// change anything, for all the compiler knows). Only the buffer, never the
+/// `Line`, is handed to code that is not inlined, so that nothing can.
+struct Line<'a> {
+    buf: &'a mut Vec<u8>,
+    /// `buf`'s storage.
+    ptr: *mut u8,
+    /// Bytes written: `buf`'s length once the line is finished.
+    len: usize,
+    /// `buf`'s capacity.
+    cap: usize,
 }
 
-impl Line {
-    fn clear(&mut self) {
-        self.buf.clear();
+impl<'a> Line<'a> {
+    /// Starts a line in `buf`, over what it held.
+    #[inline(always)]
+    fn start(buf: &'a mut Vec<u8>) -> Self {
+        buf.clear();
+        Line {
+            ptr: buf.as_mut_ptr(),
+            len: 0,
+            cap: buf.capacity(),
+            buf,
+        }
     }
 
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf
+    /// Ends the line: `buf` holds what was written.
+    #[inline(always)]
+    fn finish(self) -> &'a [u8] {
+        // SAFETY: `len <= cap`, and the first `len` bytes were written by
+        // `push_bytes` or by `buf`'s own methods (`sync`, `reload`).
+        unsafe { self.buf.set_len(self.len) };
+        self.buf
+    }
+
+    /// The buffer with the line so far, for code that is not inlined to
+    /// append to; [`Line::reload`] after it.
+    #[inline(always)]
+    fn sync(&mut self) -> &mut Vec<u8> {
+        // SAFETY: as in `finish`.
+        unsafe { self.buf.set_len(self.len) };
+        self.buf
+    }
+
+    /// Takes the buffer's place back after [`Line::sync`].
+    #[inline(always)]
+    fn reload(&mut self) {
+        self.ptr = self.buf.as_mut_ptr();
+        self.len = self.buf.len();
+        self.cap = self.buf.capacity();
+    }
+
+    /// Makes room for `n` more bytes.
+    #[inline(always)]
+    fn reserve(&mut self, n: usize) {
+        if self.cap - self.len < n {
+            grow(self.sync(), n);
+            self.reload();
+        }
     }
 
     #[inline(always)]
     fn push_bytes(&mut self, piece: &[u8]) {
         let n = piece.len();
-        if n > 16 {
-            self.buf.extend_from_slice(piece);
-            return;
-        }
-        self.buf.reserve(n);
+        self.reserve(n);
         let src = piece.as_ptr();
-        // SAFETY: `reserve` left room for `n` more bytes, and every write
-        // below is to one of them (`dst[..n]`); every read is from `piece`
-        // (`src[..n]`), which does not overlap the vector's spare capacity.
-        // They copy `piece` whole, so the `n` bytes `set_len` adds are
-        // initialised.
+        // SAFETY: `reserve` left room for `n` more bytes after `len` in
+        // `ptr`'s allocation, and every write below is to one of them
+        // (`dst[..n]`); every read is from `piece` (`src[..n]`), which does
+        // not overlap the buffer's spare capacity. They copy `piece` whole,
+        // so the `n` bytes `len` grows by are initialised.
         unsafe {
-            let dst = self.buf.as_mut_ptr().add(self.buf.len());
+            let dst = self.ptr.add(self.len);
             match n {
                 0 => {}
                 1..=3 => {
@@ -243,14 +292,48 @@ impl Line {
                     copy_word::<4>(src, dst);
                     copy_word::<4>(src.add(n - 4), dst.add(n - 4));
                 }
-                _ => {
+                8..=16 => {
                     copy_word::<8>(src, dst);
                     copy_word::<8>(src.add(n - 8), dst.add(n - 8));
                 }
+                _ => std::ptr::copy_nonoverlapping(src, dst, n),
             }
-            self.buf.set_len(self.buf.len() + n);
+        }
+        self.len += n;
+    }
+
+    #[inline(always)]
+    fn push_str(&mut self, text: &str) {
+        self.push_bytes(text.as_bytes());
+    }
+
+    /// Appends `text` escaped ([`crate::escape`]).
+    #[inline(always)]
+    fn push_escaped(&mut self, text: &str) {
+        // Most values (ids, names) have nothing to escape: one scan and one
+        // copy.
+        match find_may_escape(text.as_bytes()) {
+            None => self.push_str(text),
+            Some(first) => {
+                escape_from(text, first, self.sync());
+                self.reload();
+            }
         }
     }
+
+    /// Appends `n` in decimal.
+    #[inline(always)]
+    fn push_number(&mut self, n: u64) {
+        self.push_str(Decimal::default().format(n));
+    }
+}
+
+/// Makes room for `n` more bytes in `buf`: apart, as it is seldom needed
+/// once the buffer has grown to the longest line.
+#[cold]
+#[inline(never)]
+fn grow(buf: &mut Vec<u8>, n: usize) {
+    buf.reserve(n);
 }
 
 /// Copies `N` bytes from `src` to `dst`, as one load and one store.
@@ -267,13 +350,6 @@ unsafe fn copy_word<const N: usize>(src: *const u8, dst: *mut u8) {
     };
 }
 
-impl Out for Line {
-    #[inline(always)]
-    fn push_str(&mut self, text: &str) {
-        self.push_bytes(text.as_bytes());
-    }
-}
-
 impl<W: Write> Writer<W> {
     /// A writer that flushes after each message.
     pub fn new(inner: W) -> Self {
@@ -286,7 +362,7 @@ impl<W: Write> Writer<W> {
             inner,
             options,
             at_line_start: true,
-            line: Line::default(),
+            line: Vec::new(),
         }
     }
 
@@ -357,27 +433,44 @@ impl<W: Write> Writer<W> {
             attrs.iter().all(|(k, _)| is_identifier(k.as_bytes())),
             "attribute keys {attrs:?}"
         );
-        let line = &mut self.line;
-        start_line(line, self.at_line_start, name);
-        push_timestamp(line, at);
-        for &(key, value) in attrs {
-            start_attr(line, key);
-            match value {
-                Value::Text(text) => escape_to(text, line),
-                Value::Number(n) => line.push_str(Decimal::default().format(n)),
+        let mut line = Line::start(&mut self.line);
+        start_line(&mut line, self.at_line_start, name);
+        push_timestamp(&mut line, at);
+        // A value's closing quote goes with the space before the next key,
+        // as one piece.
+        match attrs.split_first() {
+            None => line.push_str("]\n"),
+            Some((&(key, value), rest)) => {
+                line.push_str(" ");
+                push_attr(&mut line, key, value);
+                for &(key, value) in rest {
+                    line.push_str("' ");
+                    push_attr(&mut line, key, value);
+                }
+                line.push_str("']\n");
             }
-            line.push_str("'");
         }
-        line.push_str("]\n");
-        self.finish_line()
+        let line = line.finish();
+        Self::write_message(
+            &mut self.inner,
+            &mut self.at_line_start,
+            &self.options,
+            line,
+        )
     }
 
-    fn finish_line(&mut self) -> io::Result<()> {
-        self.at_line_start = false;
-        self.inner.write_all(self.line.as_bytes())?;
-        self.at_line_start = true;
-        if self.options.flush_each {
-            self.inner.flush()?;
+    /// Writes a built message line.
+    fn write_message(
+        inner: &mut W,
+        at_line_start: &mut bool,
+        options: &WriterOptions,
+        line: &[u8],
+    ) -> io::Result<()> {
+        *at_line_start = false;
+        inner.write_all(line)?;
+        *at_line_start = true;
+        if options.flush_each {
+            inner.flush()?;
         }
         Ok(())
     }
@@ -387,32 +480,37 @@ impl<W: Write> Writer<W> {
         for (key, _) in message.attrs() {
             check_identifier("attribute key", key)?;
         }
-        let line = &mut self.line;
-        start_line(line, self.at_line_start, &message.name);
+        let mut line = Line::start(&mut self.line);
+        start_line(&mut line, self.at_line_start, &message.name);
         match &message.body {
             Body::Value(value) => {
                 line.push_str(" '");
-                escape_to(value, line);
+                line.push_escaped(value);
                 line.push_str("'");
             }
             Body::Attrs(attrs) => {
-                push_timestamp(line, at);
+                push_timestamp(&mut line, at);
                 for (key, value) in attrs {
-                    start_attr(line, key);
-                    escape_to(value, line);
+                    start_attr(&mut line, key);
+                    line.push_escaped(value);
                     line.push_str("'");
                 }
             }
         }
         line.push_str("]\n");
-        self.finish_line()
+        let line = line.finish();
+        Self::write_message(
+            &mut self.inner,
+            &mut self.at_line_start,
+            &self.options,
+            line,
+        )
     }
 }
 
 /// Starts `line` as `##teamcity[name`, on a line of its own.
 #[inline(always)]
-fn start_line(line: &mut Line, at_line_start: bool, name: &str) {
-    line.clear();
+fn start_line(line: &mut Line<'_>, at_line_start: bool, name: &str) {
     if !at_line_start {
         line.push_str("\n");
     }
@@ -422,17 +520,29 @@ fn start_line(line: &mut Line, at_line_start: bool, name: &str) {
 
 /// Appends the `timestamp` attribute, if any.
 #[inline(always)]
-fn push_timestamp(line: &mut Line, at: Option<Timestamp>) {
+fn push_timestamp(line: &mut Line<'_>, at: Option<Timestamp>) {
     if let Some(at) = at {
         line.push_str(" timestamp='");
-        at.push_to(line);
+        at.push_to(line.sync());
+        line.reload();
         line.push_str("'");
+    }
+}
+
+/// Appends `key='value`, for the closing quote to follow.
+#[inline(always)]
+fn push_attr(line: &mut Line<'_>, key: &str, value: Value<'_>) {
+    line.push_str(key);
+    line.push_str("='");
+    match value {
+        Value::Text(text) => line.push_escaped(text),
+        Value::Number(n) => line.push_number(n),
     }
 }
 
 /// Appends ` key='`, for the value and its closing quote to follow.
 #[inline(always)]
-fn start_attr(line: &mut Line, key: &str) {
+fn start_attr(line: &mut Line<'_>, key: &str) {
     line.push_str(" ");
     line.push_str(key);
     line.push_str("='");
@@ -465,19 +575,35 @@ mod tests {
     #[test]
     fn pieces_of_every_length_are_appended_whole() {
         let text: Vec<u8> = (0..128u8).map(|i| b'a' + i % 26).collect();
+        let mut buf = Vec::new();
         for before in 0..40 {
             for len in 0..40 {
-                let mut line = Line::default();
+                let mut line = Line::start(&mut buf);
                 line.push_bytes(&text[40..40 + before]);
                 line.push_bytes(&text[..len]);
                 line.push_bytes(b"]");
                 let mut want = text[40..40 + before].to_vec();
                 want.extend_from_slice(&text[..len]);
                 want.push(b']');
-                assert_eq!(line.as_bytes(), want, "{before} then {len}");
-                line.clear();
-                assert!(line.as_bytes().is_empty());
+                assert_eq!(line.finish(), want, "{before} then {len}");
+                assert!(Line::start(&mut buf).finish().is_empty());
             }
+        }
+        // Growing from nothing, a byte at a time and in long pieces.
+        for piece in [1, 3, 17, 100] {
+            let mut buf = Vec::new();
+            let mut line = Line::start(&mut buf);
+            let mut want = Vec::new();
+            for i in 0..50 {
+                let bytes = &text[i % 20..i % 20 + piece];
+                line.push_bytes(bytes);
+                want.extend_from_slice(bytes);
+                line.push_escaped("x'y");
+                want.extend_from_slice(b"x|'y");
+                line.push_number(i as u64 * 1_000_003);
+                want.extend_from_slice((i as u64 * 1_000_003).to_string().as_bytes());
+            }
+            assert_eq!(line.finish(), want, "pieces of {piece}");
         }
     }
 }
