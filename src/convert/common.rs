@@ -189,6 +189,12 @@ impl<'a> Emitter<'a> {
 /// one, in place. False, with `id` left cut short, when it has no digit that
 /// is not a 9 (one more needs another digit).
 fn count_up(id: &mut String, prefix_len: usize) -> bool {
+    // Nine times in ten the last digit alone changes.
+    if let Some(&last @ b'0'..=b'8') = id.as_bytes().get(prefix_len..).and_then(<[u8]>::last) {
+        id.pop();
+        id.push(char::from(last + 1));
+        return true;
+    }
     let mut nines = 0;
     while id.len() > prefix_len {
         match id.pop() {

@@ -70,7 +70,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, TestNode};
-use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue};
+use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue, Slot};
 use super::position::Counted;
 use super::pytest_json::COLLECTION_ERROR;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
@@ -171,32 +171,6 @@ struct Case {
     output: Vec<(Stream, String)>,
 }
 
-/// The `<testcase>` attributes the reader takes.
-enum Slot {
-    Name,
-    Classname,
-    Time,
-    File,
-    Line,
-    Status,
-}
-
-impl Slot {
-    /// The attribute of a local name.
-    #[inline(always)]
-    fn of(local: &[u8]) -> Option<Slot> {
-        match local {
-            b"name" => Some(Slot::Name),
-            b"classname" => Some(Slot::Classname),
-            b"time" => Some(Slot::Time),
-            b"file" => Some(Slot::File),
-            b"line" => Some(Slot::Line),
-            b"status" | b"result" => Some(Slot::Status),
-            _ => None,
-        }
-    }
-}
-
 impl Case {
     /// Makes this a case with no attributes, keeping its name buffers. The
     /// problems and output that only elements inside a case add are taken
@@ -214,9 +188,13 @@ impl Case {
     fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         // A name without a prefix, the usual one, is its own local name:
         // no need to look for a `:` in it (none of these names has one).
-        let Some(slot) = Slot::of(key).or_else(|| Slot::of(local_name(key))) else {
-            return;
-        };
+        if let Some(slot) = Slot::of(key).or_else(|| Slot::of(local_name(key))) {
+            self.set_slot(slot, raw);
+        }
+    }
+
+    /// Takes one `<testcase>` attribute, by what it is and its raw value.
+    fn set_slot(&mut self, slot: Slot, raw: RawValue<'_>) {
         let value = raw.decode();
         match slot {
             Slot::Name => {
@@ -293,9 +271,11 @@ impl State {
                 // read the same, and the text is ignored at this level.
                 let counted = reader.get_mut();
                 plain.reset();
-                let read = junit_fast::empty_testcase(counted.buffered(), |key, raw| {
-                    plain.set(key, raw);
-                });
+                let read =
+                    junit_fast::empty_testcase(counted.buffered(), |key, slot, raw| match slot {
+                        Some(slot) => plain.set_slot(slot, raw),
+                        None => plain.set(key, raw),
+                    });
                 if let Some(len) = read {
                     counted.consume(len);
                     self.skipped += len as u64;

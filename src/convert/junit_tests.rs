@@ -931,8 +931,13 @@ fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
     ];
     for (bytes, expected) in cases {
         let mut pairs = Vec::new();
-        let taken =
-            junit_fast::empty_testcase(bytes, |k, v| pairs.push((k.to_vec(), v.raw().to_vec())));
+        let taken = junit_fast::empty_testcase(bytes, |k, slot, v| {
+            // The slot found with the name is the one it names.
+            if slot.is_some() {
+                assert_eq!(slot, Slot::of(k));
+            }
+            pairs.push((k.to_vec(), v.raw().to_vec()))
+        });
         let shown = String::from_utf8_lossy(bytes);
         assert_eq!(taken.is_some(), expected.is_some(), "{shown}");
         if let (Some(len), Some(attrs)) = (taken, expected) {
