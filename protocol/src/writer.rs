@@ -7,7 +7,11 @@
 //! with a single `write_all`: no allocation per message once the buffer has
 //! grown, and, on an unbuffered pipe, usually one system call, so other
 //! writers to the same pipe are unlikely to land inside it (a pipe only
-//! guarantees that for writes up to `PIPE_BUF` bytes).
+//! guarantees that for writes up to `PIPE_BUF` bytes). Without
+//! [`WriterOptions::flush_each`], messages are collected in that buffer and
+//! handed over [`BATCH`] bytes at a time, before plain text, and by
+//! [`Writer::flush`] and [`Writer::into_inner`]: a `write_all` per message
+//! cost more than building the message, even into a `BufWriter`.
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -181,7 +185,10 @@ impl Decimal {
 #[derive(Debug, Clone, Default)]
 pub struct WriterOptions {
     /// Flush after every message (default true through [`Writer::new`]).
-    /// Plain text from [`Writer::text`] is not flushed on its own.
+    /// Plain text from [`Writer::text`] is not flushed on its own. Without
+    /// it, messages are collected and handed to the inner writer in
+    /// batches: [`Writer::flush`] (or [`Writer::into_inner`]) hands over
+    /// the last ones, and a writer dropped before that loses them.
     pub flush_each: bool,
 }
 
@@ -192,12 +199,18 @@ pub struct WriterOptions {
 /// [`io::ErrorKind::InvalidInput`] and nothing is written, so every written
 /// message parses back to itself.
 pub struct Writer<W: Write> {
-    inner: W,
+    /// `None` only once [`Writer::into_inner`] has taken it.
+    inner: Option<W>,
     options: WriterOptions,
     at_line_start: bool,
-    /// The buffer each message line is built in.
+    /// The buffer each message line is built in, after the lines not yet
+    /// handed to `inner` (none with `flush_each`).
     line: Vec<u8>,
 }
+
+/// How many bytes of messages a writer without
+/// [`WriterOptions::flush_each`] collects before it hands them over.
+const BATCH: usize = 64 * 1024;
 
 /// A message line being built, from a dozen short pieces: the name, keys,
 /// ids, and the quotes and `=` between them. A piece of up to 16 bytes is
@@ -222,13 +235,12 @@ struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    /// Starts a line in `buf`, over what it held.
+    /// Starts a line at the end of `buf`.
     #[inline(always)]
     fn start(buf: &'a mut Vec<u8>) -> Self {
-        buf.clear();
         Line {
             ptr: buf.as_mut_ptr(),
-            len: 0,
+            len: buf.len(),
             cap: buf.capacity(),
             buf,
         }
@@ -236,11 +248,11 @@ impl<'a> Line<'a> {
 
     /// Ends the line: `buf` holds what was written.
     #[inline(always)]
-    fn finish(self) -> &'a [u8] {
-        // SAFETY: `len <= cap`, and the first `len` bytes were written by
-        // `push_bytes` or by `buf`'s own methods (`sync`, `reload`).
+    fn finish(self) {
+        // SAFETY: `len <= cap`, and the first `len` bytes were there before
+        // or written by `push_bytes` or by `buf`'s own methods (`sync`,
+        // `reload`).
         unsafe { self.buf.set_len(self.len) };
-        self.buf
     }
 
     /// The buffer with the line so far, for code that is not inlined to
@@ -359,7 +371,7 @@ impl<W: Write> Writer<W> {
     /// A writer with explicit options.
     pub fn with_options(inner: W, options: WriterOptions) -> Self {
         Writer {
-            inner,
+            inner: Some(inner),
             options,
             at_line_start: true,
             line: Vec::new(),
@@ -393,10 +405,11 @@ impl<W: Write> Writer<W> {
         let Some(&last) = bytes.last() else {
             return Ok(());
         };
+        self.hand_over()?;
         // Set before writing: after a failed or partial write the column is
         // unknown, and starting the next message with a newline is the safe side.
         self.at_line_start = false;
-        self.inner.write_all(bytes)?;
+        self.inner().write_all(bytes)?;
         self.at_line_start = last == b'\n';
         Ok(())
     }
@@ -406,14 +419,37 @@ impl<W: Write> Writer<W> {
         self.at_line_start
     }
 
-    /// Flushes the underlying writer.
+    /// Hands the collected messages over and flushes the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        self.hand_over()?;
+        self.inner().flush()
     }
 
-    /// The underlying writer.
-    pub fn into_inner(self) -> W {
-        self.inner
+    /// The underlying writer, once the collected messages are handed to it
+    /// (a failure to is not reported: [`Writer::flush`] first to see it).
+    pub fn into_inner(mut self) -> W {
+        let _ = self.hand_over();
+        self.inner.take().expect("taken only here")
+    }
+
+    fn inner(&mut self) -> &mut W {
+        self.inner.as_mut().expect("taken only by into_inner")
+    }
+
+    /// Hands the collected message lines to the inner writer.
+    fn hand_over(&mut self) -> io::Result<()> {
+        if self.line.is_empty() {
+            return Ok(());
+        }
+        let inner = self.inner.as_mut().expect("taken only by into_inner");
+        // As for text: after a failed write the column is unknown.
+        self.at_line_start = false;
+        let written = inner.write_all(&self.line);
+        // Written or failed, they are not written again.
+        self.line.clear();
+        written?;
+        self.at_line_start = true;
+        Ok(())
     }
 
     /// Writes `##teamcity[name k='v' …]` from borrowed parts: the line
@@ -450,27 +486,21 @@ impl<W: Write> Writer<W> {
                 line.push_str("']\n");
             }
         }
-        let line = line.finish();
-        Self::write_message(
-            &mut self.inner,
-            &mut self.at_line_start,
-            &self.options,
-            line,
-        )
+        line.finish();
+        self.message_done()
     }
 
-    /// Writes a built message line.
-    fn write_message(
-        inner: &mut W,
-        at_line_start: &mut bool,
-        options: &WriterOptions,
-        line: &[u8],
-    ) -> io::Result<()> {
-        *at_line_start = false;
-        inner.write_all(line)?;
-        *at_line_start = true;
-        if options.flush_each {
-            inner.flush()?;
+    /// After a message line is built: hands it over (with the lines before
+    /// it) when it is time to.
+    #[inline(always)]
+    fn message_done(&mut self) -> io::Result<()> {
+        self.at_line_start = true;
+        if self.options.flush_each {
+            self.hand_over()?;
+            return self.inner().flush();
+        }
+        if self.line.len() >= BATCH {
+            return self.hand_over();
         }
         Ok(())
     }
@@ -498,13 +528,8 @@ impl<W: Write> Writer<W> {
             }
         }
         line.push_str("]\n");
-        let line = line.finish();
-        Self::write_message(
-            &mut self.inner,
-            &mut self.at_line_start,
-            &self.options,
-            line,
-        )
+        line.finish();
+        self.message_done()
     }
 }
 
@@ -572,21 +597,93 @@ fn check_identifier(what: &str, s: &str) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Records each write, and flushes.
+    #[derive(Default)]
+    struct Writes {
+        writes: Vec<Vec<u8>>,
+        flushes: usize,
+    }
+
+    impl Write for &mut Writes {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.writes.push(bytes.to_vec());
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushes += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn messages_are_handed_over_in_batches_without_flush_each() {
+        let mut writes = Writes::default();
+        let mut writer = Writer::with_options(&mut writes, WriterOptions { flush_each: false });
+        let name = "n".repeat(1000);
+        let attrs = [("name", Value::Text(&name))];
+        let mut started = 0;
+        let mut start = |writer: &mut Writer<&mut Writes>| {
+            writer.message_parts("testStarted", &attrs, None).unwrap();
+            started += 1;
+        };
+        for _ in 0..3 {
+            start(&mut writer);
+        }
+        writer.message(&Message::new("a")).unwrap();
+        writer.text(b"text").unwrap();
+        // Up to a batch, then two more.
+        loop {
+            let before = writer.line.len();
+            start(&mut writer);
+            if writer.line.len() < before {
+                break;
+            }
+        }
+        start(&mut writer);
+        start(&mut writer);
+        writer.flush().unwrap();
+        writer.message(&Message::new("b")).unwrap();
+        writer.into_inner();
+        assert_eq!(writes.flushes, 1);
+        let writes: Vec<String> = (writes.writes.iter())
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        // The lines before the text, the text, a batch, the rest at the
+        // flush, the last line when the writer is taken apart.
+        let line = format!("##teamcity[testStarted name='{name}']\n");
+        assert_eq!(writes.len(), 5);
+        assert_eq!(writes[0], line.repeat(3) + "##teamcity[a]\n");
+        assert_eq!(writes[1], "text");
+        assert_eq!(
+            writes[2],
+            "\n".to_string() + &line.repeat(writes[2].len() / line.len())
+        );
+        assert!((BATCH..BATCH + line.len()).contains(&writes[2].len()));
+        assert_eq!(writes[3], line.repeat(2));
+        assert_eq!(writes[4], "##teamcity[b]\n");
+        assert_eq!(writes.concat().matches(&line).count(), started);
+    }
+
     #[test]
     fn pieces_of_every_length_are_appended_whole() {
         let text: Vec<u8> = (0..128u8).map(|i| b'a' + i % 26).collect();
         let mut buf = Vec::new();
         for before in 0..40 {
             for len in 0..40 {
+                buf.clear();
                 let mut line = Line::start(&mut buf);
                 line.push_bytes(&text[40..40 + before]);
                 line.push_bytes(&text[..len]);
                 line.push_bytes(b"]");
+                line.finish();
                 let mut want = text[40..40 + before].to_vec();
                 want.extend_from_slice(&text[..len]);
                 want.push(b']');
-                assert_eq!(line.finish(), want, "{before} then {len}");
-                assert!(Line::start(&mut buf).finish().is_empty());
+                assert_eq!(buf, want, "{before} then {len}");
+                // A line goes on from what the buffer holds.
+                Line::start(&mut buf).finish();
+                assert_eq!(buf, want);
             }
         }
         // Growing from nothing, a byte at a time and in long pieces.
@@ -603,7 +700,8 @@ mod tests {
                 line.push_number(i as u64 * 1_000_003);
                 want.extend_from_slice((i as u64 * 1_000_003).to_string().as_bytes());
             }
-            assert_eq!(line.finish(), want, "pieces of {piece}");
+            line.finish();
+            assert_eq!(buf, want, "pieces of {piece}");
         }
     }
 }
