@@ -153,6 +153,16 @@ impl<W: Write> Intellij<W> {
     /// A message that registers a node (ids, name, location, metainfo),
     /// written from borrowed parts: the hot path of every run.
     fn opening(&mut self, kind: &str, node: &Opened<'_>) -> io::Result<()> {
+        let ids = [
+            ("nodeId", node.id.into()),
+            ("parentNodeId", node.parent.into()),
+            ("name", node.node.name.as_str().into()),
+        ];
+        // A node with no place in a file and no metainfo (every test of
+        // most report files) has its ids and name only.
+        if node.node.hint.is_none() && node.node.meta.is_none() && node.node.file.is_none() {
+            return self.out.send_parts(kind, &ids);
+        }
         let built_hint;
         let hint = match &node.node.hint {
             Some(hint) => Some(hint.as_str()),
@@ -162,9 +172,7 @@ impl<W: Write> Intellij<W> {
             }
         };
         let mut attrs = [("", Value::Text("")); 7];
-        attrs[0] = ("nodeId", node.id.into());
-        attrs[1] = ("parentNodeId", node.parent.into());
-        attrs[2] = ("name", node.node.name.as_str().into());
+        attrs[..3].copy_from_slice(&ids);
         let mut n = 3;
         if let Some(hint) = hint {
             attrs[n] = ("locationHint", hint.into());
