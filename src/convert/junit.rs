@@ -144,6 +144,9 @@ struct ClassOf {
     own: std::ops::Range<usize>,
     /// [`is_file_path`] of it.
     file_path: bool,
+    /// It is ASCII with no `&` and neither quote: its own raw value, which
+    /// the next case's is compared with whole ([`junit_fast::empty_testcase`]).
+    plain: bool,
 }
 
 impl ClassOf {
@@ -155,6 +158,9 @@ impl ClassOf {
             classname: classname.to_string(),
             own: start..start + own.len(),
             file_path: is_file_path(classname),
+            plain: classname
+                .bytes()
+                .all(|b| b.is_ascii() && !matches!(b, b'&' | b'"' | b'\'')),
         }
     }
 }
@@ -295,8 +301,14 @@ impl State {
                 // read the same, and the text is ignored at this level.
                 let counted = reader.get_mut();
                 plain.reset();
+                // Most cases have the classname of the case before.
+                let classname = (self.frames.last())
+                    .and_then(|frame| frame.classes_of.as_ref())
+                    .filter(|of| of.plain)
+                    .map_or(&b""[..], |of| of.classname.as_bytes());
+                let buffered = counted.buffered();
                 let read =
-                    junit_fast::empty_testcase(counted.buffered(), |key, slot, raw| match slot {
+                    junit_fast::empty_testcase(buffered, classname, |key, slot, raw| match slot {
                         Some(slot) => plain.set_slot(slot, raw),
                         None => plain.set(key, raw),
                     });

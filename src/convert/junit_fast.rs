@@ -79,13 +79,17 @@ fn key_len(rest: &[u8]) -> Option<(usize, Option<Slot>)> {
 /// after whitespace: calls `f` with each attribute's qualified name, its
 /// [`Slot`] when the name is one of [`KNOWN_KEYS`] (found while looking for
 /// its end, so the caller need not match it again), and its raw value, as
-/// quick-xml's attribute iterator gives them, and returns the
+/// quick-xml's attribute iterator gives them; `classname`, if not empty, is
+/// the raw value the `classname` attribute likely has (the case before's),
+/// ASCII with no quote of either kind and no `&`, compared whole before
+/// the value's end is searched for. Returns the
 /// length of the whole. From such bytes quick-xml reads a whitespace text
 /// event and then one `Empty` event with those attributes. `None` for
 /// anything else, including an element cut off by the end of `bytes`, maybe
 /// after some calls.
 pub(crate) fn empty_testcase<'a>(
     bytes: &'a [u8],
+    classname: &[u8],
     mut f: impl FnMut(&'a [u8], Option<Slot>, RawValue<'a>),
 ) -> Option<usize> {
     const OPEN: &[u8] = b"<testcase";
@@ -110,7 +114,22 @@ pub(crate) fn empty_testcase<'a>(
             }
             _ => return None,
         };
-        let value = RawValue::up_to(quote, value_and_rest)?;
+        let value = match value_and_rest.get(classname.len()) {
+            // What `up_to` finds: `classname` has neither quote, so this
+            // one ends there, and it is plain.
+            Some(&end)
+                if slot == Some(Slot::Classname)
+                    && !classname.is_empty()
+                    && end == quote
+                    && value_and_rest.starts_with(classname) =>
+            {
+                RawValue {
+                    raw: &value_and_rest[..classname.len()],
+                    plain: true,
+                }
+            }
+            _ => RawValue::up_to(quote, value_and_rest)?,
+        };
         f(&rest[..key], slot, value);
         at += spaces + key + 2 + value.raw.len() + 1;
     }
