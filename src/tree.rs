@@ -207,6 +207,39 @@ pub(crate) enum TreeEvent<'a> {
 /// Receives the tree's events.
 pub(crate) trait Reporter {
     fn report(&mut self, event: TreeEvent<'_>) -> std::io::Result<()>;
+
+    /// A test that starts, writes each non-empty text of `output` and
+    /// finishes with `result` at once: those events, which a reporter may
+    /// take in one step (a report file's every test comes this way).
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> std::io::Result<()>
+    where
+        Self: Sized,
+    {
+        report_test(self, node, output, result)
+    }
+}
+
+/// [`Reporter::test`] as the events it stands for, one by one.
+pub(crate) fn report_test(
+    out: &mut impl Reporter,
+    node: &Opened<'_>,
+    output: &[(Stream, String)],
+    result: &TestResult,
+) -> std::io::Result<()> {
+    out.report(TreeEvent::Started(node))?;
+    for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
+        out.report(TreeEvent::Output {
+            node: Some(node),
+            stream: *stream,
+            text,
+        })?;
+    }
+    out.report(TreeEvent::Finished { node, result })
 }
 
 /// An open node; the source id it was opened for is `node.id`.
@@ -347,36 +380,57 @@ impl Tree {
             // Declaring would replace an earlier declaration of the id and
             // finishing would take the new one out: neither is left.
             self.declared.remove(&node.id);
-            let parent = match self.last_parent_of(node) {
-                Some(parent) => Some(parent),
-                None => self
-                    .open_ancestors(node, out)?
-                    .map(|parent| self.live[&parent].place),
-            };
-            self.last_parent = parent.map(|parent| parent.id);
-            // Started and finished in one step, the test is never one of its
-            // parent's open children: they stay as they were, and so does
-            // whether the parent closes (an open suite that is done has open
-            // children, or it would have closed).
-            let place = self.place_in(node, parent);
-            let opened = place.of(node);
-            out.report(TreeEvent::Started(&opened))?;
-            for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
-                out.report(TreeEvent::Output {
-                    node: Some(&opened),
-                    stream: *stream,
-                    text,
-                })?;
-            }
-            return out.report(TreeEvent::Finished {
-                node: &opened,
-                result,
-            });
+            return self.test_at_once(node, output, result, out);
         }
         for event in test_events(node, output, result) {
             self.apply(event, out)?;
         }
         Ok(())
+    }
+
+    /// [`Tree::test`] of a test whose id is new: its source numbers its
+    /// nodes and never sent this id before, so it is neither open nor
+    /// declared, and there is nothing to look up under it (two hash
+    /// lookups of every test of a report file).
+    pub(crate) fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<()> {
+        if self.collected.is_none() && node.kind == NodeKind::Test {
+            debug_assert!(!self.open_by_source.contains_key(&node.id));
+            debug_assert!(!self.declared.contains(&node.id));
+            return self.test_at_once(node, output, result, out);
+        }
+        self.test(node, output, result, out)
+    }
+
+    /// Reports a test that is not open and not declared (any declaration
+    /// of its id taken out) as started, fed `output` and finished, in one
+    /// step.
+    #[inline(always)]
+    fn test_at_once(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+        out: &mut impl Reporter,
+    ) -> std::io::Result<()> {
+        let parent = match self.last_parent_of(node) {
+            Some(parent) => Some(parent),
+            None => self
+                .open_ancestors(node, out)?
+                .map(|parent| self.live[&parent].place),
+        };
+        self.last_parent = parent.map(|parent| parent.id);
+        // Started and finished in one step, the test is never one of its
+        // parent's open children: they stay as they were, and so does
+        // whether the parent closes (an open suite that is done has open
+        // children, or it would have closed).
+        let place = self.place_in(node, parent);
+        out.test(&place.of(node), output, result)
     }
 
     /// The parent of the last test [`Tree::test`] reported, when it
@@ -1543,6 +1597,65 @@ mod tests {
                 log_one.0, log_two.0,
                 "collect_only {collect_only}, done {done}, output {output:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_new_test_is_its_events() {
+        // Tests with new ids, in an open suite and in one that is done, at
+        // the top level, and under a parent that was never declared; with
+        // output and without.
+        let tests = [("t1", Some("s")), ("t2", Some("s")), ("t3", None)];
+        let tests = tests
+            .into_iter()
+            .chain([("t4", Some("gone")), ("t5", Some("s"))]);
+        for collect_only in [false, true] {
+            let new_tree = || {
+                if collect_only {
+                    Tree::collect_only(0)
+                } else {
+                    Tree::new(0)
+                }
+            };
+            let (mut one, mut two) = (new_tree(), new_tree());
+            let (mut log_one, mut log_two) = (Log::default(), Log::default());
+            for event in [
+                suite("s", None, NodeKind::File),
+                test("run", "s"),
+                started("run"),
+            ] {
+                one.apply(event.clone(), &mut log_one).unwrap();
+                two.apply(event, &mut log_two).unwrap();
+            }
+            for (i, (id, parent)) in tests.clone().enumerate() {
+                let node = Node {
+                    id: id.into(),
+                    parent: parent.map(Into::into),
+                    name: id.into(),
+                    kind: NodeKind::Test,
+                    ..Node::default()
+                };
+                let output = match i % 2 {
+                    0 => vec![],
+                    _ => vec![(Stream::Stdout, format!("out {id}"))],
+                };
+                let result = TestResult {
+                    outcome: Outcome::Failed,
+                    ..TestResult::default()
+                };
+                for event in test_events(&node, &output, &result) {
+                    one.apply(event, &mut log_one).unwrap();
+                }
+                two.new_test(&node, &output, &result, &mut log_two).unwrap();
+                if i == 1 {
+                    let done = TestEvent::SuiteDone { id: "s".into() };
+                    one.apply(done.clone(), &mut log_one).unwrap();
+                    two.apply(done, &mut log_two).unwrap();
+                }
+            }
+            one.close_all(&mut log_one).unwrap();
+            two.close_all(&mut log_two).unwrap();
+            assert_eq!(log_one.0, log_two.0, "collect_only {collect_only}");
         }
     }
 

@@ -72,6 +72,12 @@ impl Out for String {
     }
 }
 
+impl Out for Vec<u8> {
+    fn push_str(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
+    }
+}
+
 /// [`escape_into`] for any [`Out`].
 #[inline(always)]
 pub(crate) fn escape_to(value: &str, out: &mut impl Out) {
@@ -84,7 +90,7 @@ pub(crate) fn escape_to(value: &str, out: &mut impl Out) {
 }
 
 /// [`escape_into`] for a value whose first byte to look at is at `first`.
-fn escape_from(value: &str, first: usize, out: &mut impl Out) {
+pub(crate) fn escape_from(value: &str, first: usize, out: &mut impl Out) {
     let bytes = value.as_bytes();
     // Runs of bytes that need no escape are copied whole. Every byte we
     // stop at starts a character, so the slices below always fall on char
@@ -124,7 +130,7 @@ fn escape_from(value: &str, first: usize, out: &mut impl Out) {
 /// at a time without a branch per byte: most values (names, tracebacks)
 /// have long runs with nothing to escape.
 #[inline(always)]
-fn find_may_escape(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn find_may_escape(bytes: &[u8]) -> Option<usize> {
     let mut at = 0;
     for chunk in bytes.chunks_exact(8) {
         if chunk

@@ -7,11 +7,15 @@
 //! with a single `write_all`: no allocation per message once the buffer has
 //! grown, and, on an unbuffered pipe, usually one system call, so other
 //! writers to the same pipe are unlikely to land inside it (a pipe only
-//! guarantees that for writes up to `PIPE_BUF` bytes).
+//! guarantees that for writes up to `PIPE_BUF` bytes). Without
+//! [`WriterOptions::flush_each`], messages are collected in that buffer and
+//! handed over [`BATCH`] bytes at a time, before plain text, and by
+//! [`Writer::flush`] and [`Writer::into_inner`]: a `write_all` per message
+//! cost more than building the message, even into a `BufWriter`.
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::escape::{escape_to, Out};
+use crate::escape::{escape_from, find_may_escape, Out};
 use crate::parser::is_identifier;
 use crate::{Body, Message, ServiceMessage};
 
@@ -149,6 +153,7 @@ pub struct Decimal {
 
 impl Decimal {
     /// `n` in decimal, as `Display` writes it.
+    #[inline(always)]
     pub fn format(&mut self, mut n: u64) -> &str {
         // Two digits per division: ids and durations have several.
         const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -180,7 +185,10 @@ impl Decimal {
 #[derive(Debug, Clone, Default)]
 pub struct WriterOptions {
     /// Flush after every message (default true through [`Writer::new`]).
-    /// Plain text from [`Writer::text`] is not flushed on its own.
+    /// Plain text from [`Writer::text`] is not flushed on its own. Without
+    /// it, messages are collected and handed to the inner writer in
+    /// batches: [`Writer::flush`] (or [`Writer::into_inner`]) hands over
+    /// the last ones, and a writer dropped before that loses them.
     pub flush_each: bool,
 }
 
@@ -191,47 +199,100 @@ pub struct WriterOptions {
 /// [`io::ErrorKind::InvalidInput`] and nothing is written, so every written
 /// message parses back to itself.
 pub struct Writer<W: Write> {
-    inner: W,
+    /// `None` only once [`Writer::into_inner`] has taken it.
+    inner: Option<W>,
     options: WriterOptions,
     at_line_start: bool,
-    line: Line,
+    /// The buffer each message line is built in, after the lines not yet
+    /// handed to `inner` (none with `flush_each`).
+    line: Vec<u8>,
 }
+
+/// How many bytes of messages a writer without
+/// [`WriterOptions::flush_each`] collects before it hands them over.
+const BATCH: usize = 64 * 1024;
 
 /// A message line being built, from a dozen short pieces: the name, keys,
 /// ids, and the quotes and `=` between them. A piece of up to 16 bytes is
 /// copied as two machine words, or half-words, or bytes, that overlap
 /// unless the piece fills both: a `memcpy` call per piece cost more than
 /// the copying, and slice copies their bounds checks (docs/performance.md).
-#[derive(Default)]
-struct Line {
-    buf: Vec<u8>,
+///
+/// The line's place in its buffer is held here, in locals the compiler
+/// keeps in registers, and written back to the buffer once, in
+/// [`Line::finish`]: kept in the vector, its length had to be read back
+/// from memory after every byte stored (a store through a byte pointer may
+/// change anything, for all the compiler knows). Only the buffer, never the
+/// `Line`, is handed to code that is not inlined, so that nothing can.
+struct Line<'a> {
+    buf: &'a mut Vec<u8>,
+    /// `buf`'s storage.
+    ptr: *mut u8,
+    /// Bytes written: `buf`'s length once the line is finished.
+    len: usize,
+    /// `buf`'s capacity.
+    cap: usize,
 }
 
-impl Line {
-    fn clear(&mut self) {
-        self.buf.clear();
+impl<'a> Line<'a> {
+    /// Starts a line at the end of `buf`.
+    #[inline(always)]
+    fn start(buf: &'a mut Vec<u8>) -> Self {
+        Line {
+            ptr: buf.as_mut_ptr(),
+            len: buf.len(),
+            cap: buf.capacity(),
+            buf,
+        }
     }
 
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf
+    /// Ends the line: `buf` holds what was written.
+    #[inline(always)]
+    fn finish(self) {
+        // SAFETY: `len <= cap`, and the first `len` bytes were there before
+        // or written by `push_bytes` or by `buf`'s own methods (`sync`,
+        // `reload`).
+        unsafe { self.buf.set_len(self.len) };
+    }
+
+    /// The buffer with the line so far, for code that is not inlined to
+    /// append to; [`Line::reload`] after it.
+    #[inline(always)]
+    fn sync(&mut self) -> &mut Vec<u8> {
+        // SAFETY: as in `finish`.
+        unsafe { self.buf.set_len(self.len) };
+        self.buf
+    }
+
+    /// Takes the buffer's place back after [`Line::sync`].
+    #[inline(always)]
+    fn reload(&mut self) {
+        self.ptr = self.buf.as_mut_ptr();
+        self.len = self.buf.len();
+        self.cap = self.buf.capacity();
+    }
+
+    /// Makes room for `n` more bytes.
+    #[inline(always)]
+    fn reserve(&mut self, n: usize) {
+        if self.cap - self.len < n {
+            grow(self.sync(), n);
+            self.reload();
+        }
     }
 
     #[inline(always)]
     fn push_bytes(&mut self, piece: &[u8]) {
         let n = piece.len();
-        if n > 16 {
-            self.buf.extend_from_slice(piece);
-            return;
-        }
-        self.buf.reserve(n);
+        self.reserve(n);
         let src = piece.as_ptr();
-        // SAFETY: `reserve` left room for `n` more bytes, and every write
-        // below is to one of them (`dst[..n]`); every read is from `piece`
-        // (`src[..n]`), which does not overlap the vector's spare capacity.
-        // They copy `piece` whole, so the `n` bytes `set_len` adds are
-        // initialised.
+        // SAFETY: `reserve` left room for `n` more bytes after `len` in
+        // `ptr`'s allocation, and every write below is to one of them
+        // (`dst[..n]`); every read is from `piece` (`src[..n]`), which does
+        // not overlap the buffer's spare capacity. They copy `piece` whole,
+        // so the `n` bytes `len` grows by are initialised.
         unsafe {
-            let dst = self.buf.as_mut_ptr().add(self.buf.len());
+            let dst = self.ptr.add(self.len);
             match n {
                 0 => {}
                 1..=3 => {
@@ -243,14 +304,48 @@ impl Line {
                     copy_word::<4>(src, dst);
                     copy_word::<4>(src.add(n - 4), dst.add(n - 4));
                 }
-                _ => {
+                8..=16 => {
                     copy_word::<8>(src, dst);
                     copy_word::<8>(src.add(n - 8), dst.add(n - 8));
                 }
+                _ => std::ptr::copy_nonoverlapping(src, dst, n),
             }
-            self.buf.set_len(self.buf.len() + n);
+        }
+        self.len += n;
+    }
+
+    #[inline(always)]
+    fn push_str(&mut self, text: &str) {
+        self.push_bytes(text.as_bytes());
+    }
+
+    /// Appends `text` escaped ([`crate::escape`]).
+    #[inline(always)]
+    fn push_escaped(&mut self, text: &str) {
+        // Most values (ids, names) have nothing to escape: one scan and one
+        // copy.
+        match find_may_escape(text.as_bytes()) {
+            None => self.push_str(text),
+            Some(first) => {
+                escape_from(text, first, self.sync());
+                self.reload();
+            }
         }
     }
+
+    /// Appends `n` in decimal.
+    #[inline(always)]
+    fn push_number(&mut self, n: u64) {
+        self.push_str(Decimal::default().format(n));
+    }
+}
+
+/// Makes room for `n` more bytes in `buf`: apart, as it is seldom needed
+/// once the buffer has grown to the longest line.
+#[cold]
+#[inline(never)]
+fn grow(buf: &mut Vec<u8>, n: usize) {
+    buf.reserve(n);
 }
 
 /// Copies `N` bytes from `src` to `dst`, as one load and one store.
@@ -267,13 +362,6 @@ unsafe fn copy_word<const N: usize>(src: *const u8, dst: *mut u8) {
     };
 }
 
-impl Out for Line {
-    #[inline(always)]
-    fn push_str(&mut self, text: &str) {
-        self.push_bytes(text.as_bytes());
-    }
-}
-
 impl<W: Write> Writer<W> {
     /// A writer that flushes after each message.
     pub fn new(inner: W) -> Self {
@@ -283,10 +371,10 @@ impl<W: Write> Writer<W> {
     /// A writer with explicit options.
     pub fn with_options(inner: W, options: WriterOptions) -> Self {
         Writer {
-            inner,
+            inner: Some(inner),
             options,
             at_line_start: true,
-            line: Line::default(),
+            line: Vec::new(),
         }
     }
 
@@ -317,10 +405,11 @@ impl<W: Write> Writer<W> {
         let Some(&last) = bytes.last() else {
             return Ok(());
         };
+        self.hand_over()?;
         // Set before writing: after a failed or partial write the column is
         // unknown, and starting the next message with a newline is the safe side.
         self.at_line_start = false;
-        self.inner.write_all(bytes)?;
+        self.inner().write_all(bytes)?;
         self.at_line_start = last == b'\n';
         Ok(())
     }
@@ -330,14 +419,37 @@ impl<W: Write> Writer<W> {
         self.at_line_start
     }
 
-    /// Flushes the underlying writer.
+    /// Hands the collected messages over and flushes the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        self.hand_over()?;
+        self.inner().flush()
     }
 
-    /// The underlying writer.
-    pub fn into_inner(self) -> W {
-        self.inner
+    /// The underlying writer, once the collected messages are handed to it
+    /// (a failure to is not reported: [`Writer::flush`] first to see it).
+    pub fn into_inner(mut self) -> W {
+        let _ = self.hand_over();
+        self.inner.take().expect("taken only here")
+    }
+
+    fn inner(&mut self) -> &mut W {
+        self.inner.as_mut().expect("taken only by into_inner")
+    }
+
+    /// Hands the collected message lines to the inner writer.
+    fn hand_over(&mut self) -> io::Result<()> {
+        if self.line.is_empty() {
+            return Ok(());
+        }
+        let inner = self.inner.as_mut().expect("taken only by into_inner");
+        // As for text: after a failed write the column is unknown.
+        self.at_line_start = false;
+        let written = inner.write_all(&self.line);
+        // Written or failed, they are not written again.
+        self.line.clear();
+        written?;
+        self.at_line_start = true;
+        Ok(())
     }
 
     /// Writes `##teamcity[name k='v' …]` from borrowed parts: the line
@@ -357,27 +469,38 @@ impl<W: Write> Writer<W> {
             attrs.iter().all(|(k, _)| is_identifier(k.as_bytes())),
             "attribute keys {attrs:?}"
         );
-        let line = &mut self.line;
-        start_line(line, self.at_line_start, name);
-        push_timestamp(line, at);
-        for &(key, value) in attrs {
-            start_attr(line, key);
-            match value {
-                Value::Text(text) => escape_to(text, line),
-                Value::Number(n) => line.push_str(Decimal::default().format(n)),
+        let mut line = Line::start(&mut self.line);
+        start_line(&mut line, self.at_line_start, name);
+        push_timestamp(&mut line, at);
+        // A value's closing quote goes with the space before the next key,
+        // as one piece.
+        match attrs.split_first() {
+            None => line.push_str("]\n"),
+            Some((&(key, value), rest)) => {
+                line.push_str(" ");
+                push_attr(&mut line, key, value);
+                for &(key, value) in rest {
+                    line.push_str("' ");
+                    push_attr(&mut line, key, value);
+                }
+                line.push_str("']\n");
             }
-            line.push_str("'");
         }
-        line.push_str("]\n");
-        self.finish_line()
+        line.finish();
+        self.message_done()
     }
 
-    fn finish_line(&mut self) -> io::Result<()> {
-        self.at_line_start = false;
-        self.inner.write_all(self.line.as_bytes())?;
+    /// After a message line is built: hands it over (with the lines before
+    /// it) when it is time to.
+    #[inline(always)]
+    fn message_done(&mut self) -> io::Result<()> {
         self.at_line_start = true;
         if self.options.flush_each {
-            self.inner.flush()?;
+            self.hand_over()?;
+            return self.inner().flush();
+        }
+        if self.line.len() >= BATCH {
+            return self.hand_over();
         }
         Ok(())
     }
@@ -387,32 +510,32 @@ impl<W: Write> Writer<W> {
         for (key, _) in message.attrs() {
             check_identifier("attribute key", key)?;
         }
-        let line = &mut self.line;
-        start_line(line, self.at_line_start, &message.name);
+        let mut line = Line::start(&mut self.line);
+        start_line(&mut line, self.at_line_start, &message.name);
         match &message.body {
             Body::Value(value) => {
                 line.push_str(" '");
-                escape_to(value, line);
+                line.push_escaped(value);
                 line.push_str("'");
             }
             Body::Attrs(attrs) => {
-                push_timestamp(line, at);
+                push_timestamp(&mut line, at);
                 for (key, value) in attrs {
-                    start_attr(line, key);
-                    escape_to(value, line);
+                    start_attr(&mut line, key);
+                    line.push_escaped(value);
                     line.push_str("'");
                 }
             }
         }
         line.push_str("]\n");
-        self.finish_line()
+        line.finish();
+        self.message_done()
     }
 }
 
 /// Starts `line` as `##teamcity[name`, on a line of its own.
 #[inline(always)]
-fn start_line(line: &mut Line, at_line_start: bool, name: &str) {
-    line.clear();
+fn start_line(line: &mut Line<'_>, at_line_start: bool, name: &str) {
     if !at_line_start {
         line.push_str("\n");
     }
@@ -422,17 +545,29 @@ fn start_line(line: &mut Line, at_line_start: bool, name: &str) {
 
 /// Appends the `timestamp` attribute, if any.
 #[inline(always)]
-fn push_timestamp(line: &mut Line, at: Option<Timestamp>) {
+fn push_timestamp(line: &mut Line<'_>, at: Option<Timestamp>) {
     if let Some(at) = at {
         line.push_str(" timestamp='");
-        at.push_to(line);
+        at.push_to(line.sync());
+        line.reload();
         line.push_str("'");
+    }
+}
+
+/// Appends `key='value`, for the closing quote to follow.
+#[inline(always)]
+fn push_attr(line: &mut Line<'_>, key: &str, value: Value<'_>) {
+    line.push_str(key);
+    line.push_str("='");
+    match value {
+        Value::Text(text) => line.push_escaped(text),
+        Value::Number(n) => line.push_number(n),
     }
 }
 
 /// Appends ` key='`, for the value and its closing quote to follow.
 #[inline(always)]
-fn start_attr(line: &mut Line, key: &str) {
+fn start_attr(line: &mut Line<'_>, key: &str) {
     line.push_str(" ");
     line.push_str(key);
     line.push_str("='");
@@ -462,22 +597,111 @@ fn check_identifier(what: &str, s: &str) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// Records each write, and flushes.
+    #[derive(Default)]
+    struct Writes {
+        writes: Vec<Vec<u8>>,
+        flushes: usize,
+    }
+
+    impl Write for &mut Writes {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.writes.push(bytes.to_vec());
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.flushes += 1;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn messages_are_handed_over_in_batches_without_flush_each() {
+        let mut writes = Writes::default();
+        let mut writer = Writer::with_options(&mut writes, WriterOptions { flush_each: false });
+        let name = "n".repeat(1000);
+        let attrs = [("name", Value::Text(&name))];
+        let mut started = 0;
+        let mut start = |writer: &mut Writer<&mut Writes>| {
+            writer.message_parts("testStarted", &attrs, None).unwrap();
+            started += 1;
+        };
+        for _ in 0..3 {
+            start(&mut writer);
+        }
+        writer.message(&Message::new("a")).unwrap();
+        writer.text(b"text").unwrap();
+        // Up to a batch, then two more.
+        loop {
+            let before = writer.line.len();
+            start(&mut writer);
+            if writer.line.len() < before {
+                break;
+            }
+        }
+        start(&mut writer);
+        start(&mut writer);
+        writer.flush().unwrap();
+        writer.message(&Message::new("b")).unwrap();
+        writer.into_inner();
+        assert_eq!(writes.flushes, 1);
+        let writes: Vec<String> = (writes.writes.iter())
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        // The lines before the text, the text, a batch, the rest at the
+        // flush, the last line when the writer is taken apart.
+        let line = format!("##teamcity[testStarted name='{name}']\n");
+        assert_eq!(writes.len(), 5);
+        assert_eq!(writes[0], line.repeat(3) + "##teamcity[a]\n");
+        assert_eq!(writes[1], "text");
+        assert_eq!(
+            writes[2],
+            "\n".to_string() + &line.repeat(writes[2].len() / line.len())
+        );
+        assert!((BATCH..BATCH + line.len()).contains(&writes[2].len()));
+        assert_eq!(writes[3], line.repeat(2));
+        assert_eq!(writes[4], "##teamcity[b]\n");
+        assert_eq!(writes.concat().matches(&line).count(), started);
+    }
+
     #[test]
     fn pieces_of_every_length_are_appended_whole() {
         let text: Vec<u8> = (0..128u8).map(|i| b'a' + i % 26).collect();
+        let mut buf = Vec::new();
         for before in 0..40 {
             for len in 0..40 {
-                let mut line = Line::default();
+                buf.clear();
+                let mut line = Line::start(&mut buf);
                 line.push_bytes(&text[40..40 + before]);
                 line.push_bytes(&text[..len]);
                 line.push_bytes(b"]");
+                line.finish();
                 let mut want = text[40..40 + before].to_vec();
                 want.extend_from_slice(&text[..len]);
                 want.push(b']');
-                assert_eq!(line.as_bytes(), want, "{before} then {len}");
-                line.clear();
-                assert!(line.as_bytes().is_empty());
+                assert_eq!(buf, want, "{before} then {len}");
+                // A line goes on from what the buffer holds.
+                Line::start(&mut buf).finish();
+                assert_eq!(buf, want);
             }
+        }
+        // Growing from nothing, a byte at a time and in long pieces.
+        for piece in [1, 3, 17, 100] {
+            let mut buf = Vec::new();
+            let mut line = Line::start(&mut buf);
+            let mut want = Vec::new();
+            for i in 0..50 {
+                let bytes = &text[i % 20..i % 20 + piece];
+                line.push_bytes(bytes);
+                want.extend_from_slice(bytes);
+                line.push_escaped("x'y");
+                want.extend_from_slice(b"x|'y");
+                line.push_number(i as u64 * 1_000_003);
+                want.extend_from_slice((i as u64 * 1_000_003).to_string().as_bytes());
+            }
+            line.finish();
+            assert_eq!(buf, want, "pieces of {piece}");
         }
     }
 }

@@ -26,6 +26,17 @@ pub(crate) trait Sink {
             .into_iter()
             .try_for_each(|event| self.event(event))
     }
+
+    /// [`Sink::test`] of a test whose id is new: the source numbers its
+    /// nodes and never sent this id before, so a sink need not look it up.
+    fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.test(node, output, result)
+    }
 }
 
 impl<W: Write> Sink for Pipeline<W> {
@@ -40,6 +51,15 @@ impl<W: Write> Sink for Pipeline<W> {
         result: &TestResult,
     ) -> io::Result<()> {
         Pipeline::test(self, node, output, result)
+    }
+
+    fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        Pipeline::new_test(self, node, output, result)
     }
 }
 
@@ -155,12 +175,26 @@ impl<'a> Emitter<'a> {
             .test(&test.node, &test.output, &test.result)
             .map_err(ReadError::Output)
     }
+
+    /// [`Emitter::test`] of a test whose id this reader numbered and never
+    /// sent before ([`Sink::new_test`]).
+    pub(crate) fn new_test(&mut self, test: &TestNode) -> Result<(), ReadError> {
+        (self.sink)
+            .new_test(&test.node, &test.output, &test.result)
+            .map_err(ReadError::Output)
+    }
 }
 
 /// Counts up the decimal number that follows `prefix_len` bytes of `id` by
 /// one, in place. False, with `id` left cut short, when it has no digit that
 /// is not a 9 (one more needs another digit).
 fn count_up(id: &mut String, prefix_len: usize) -> bool {
+    // Nine times in ten the last digit alone changes.
+    if let Some(&last @ b'0'..=b'8') = id.as_bytes().get(prefix_len..).and_then(<[u8]>::last) {
+        id.pop();
+        id.push(char::from(last + 1));
+        return true;
+    }
     let mut nines = 0;
     while id.len() > prefix_len {
         match id.pop() {

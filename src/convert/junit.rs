@@ -70,7 +70,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
 use super::common::{add_paragraph, line, non_empty, to_ms, Emitter, ReadError, TestNode};
-use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue};
+use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue, Slot};
 use super::position::Counted;
 use super::pytest_json::COLLECTION_ERROR;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
@@ -126,13 +126,43 @@ struct Frame {
     /// The `classname` that `classes` were opened for, when the next case
     /// with the same `classname` needs no change (consecutive cases of one
     /// class, the common case, skip splitting it again).
-    classes_of: Option<String>,
+    classes_of: Option<ClassOf>,
     /// Classname suites that left `classes` but are not done: by their path
     /// (parts joined by `\u{1f}`), their number and id. A later case of the
     /// same class goes back into its suite, so cases written in the order
     /// parallel workers finished them (pytest-xdist's) give each class one
     /// suite. Done when the `<testsuite>` ends, or [`PARKED_LIMIT`] at a time.
     parked: FastMap<String, (u64, String)>,
+}
+
+/// A `classname` that the open classname suites of a frame were opened
+/// for, and what the reader asks of it for every case, found once.
+#[derive(Debug)]
+struct ClassOf {
+    classname: String,
+    /// Where [`own_classname`] is in it.
+    own: std::ops::Range<usize>,
+    /// [`is_file_path`] of it.
+    file_path: bool,
+    /// It is ASCII with no `&` and neither quote: its own raw value, which
+    /// the next case's is compared with whole ([`junit_fast::empty_testcase`]).
+    plain: bool,
+}
+
+impl ClassOf {
+    fn new(classname: &str, suite: &str) -> Self {
+        let own = own_classname(classname, suite);
+        // `own` is a part of `classname`.
+        let start = own.as_ptr() as usize - classname.as_ptr() as usize;
+        ClassOf {
+            classname: classname.to_string(),
+            own: start..start + own.len(),
+            file_path: is_file_path(classname),
+            plain: classname
+                .bytes()
+                .all(|b| b.is_ascii() && !matches!(b, b'&' | b'"' | b'\'')),
+        }
+    }
 }
 
 /// The name of the test for an `<error>` with no `type` directly in a
@@ -171,32 +201,6 @@ struct Case {
     output: Vec<(Stream, String)>,
 }
 
-/// The `<testcase>` attributes the reader takes.
-enum Slot {
-    Name,
-    Classname,
-    Time,
-    File,
-    Line,
-    Status,
-}
-
-impl Slot {
-    /// The attribute of a local name.
-    #[inline(always)]
-    fn of(local: &[u8]) -> Option<Slot> {
-        match local {
-            b"name" => Some(Slot::Name),
-            b"classname" => Some(Slot::Classname),
-            b"time" => Some(Slot::Time),
-            b"file" => Some(Slot::File),
-            b"line" => Some(Slot::Line),
-            b"status" | b"result" => Some(Slot::Status),
-            _ => None,
-        }
-    }
-}
-
 impl Case {
     /// Makes this a case with no attributes, keeping its name buffers. The
     /// problems and output that only elements inside a case add are taken
@@ -214,9 +218,13 @@ impl Case {
     fn set(&mut self, key: &[u8], raw: RawValue<'_>) {
         // A name without a prefix, the usual one, is its own local name:
         // no need to look for a `:` in it (none of these names has one).
-        let Some(slot) = Slot::of(key).or_else(|| Slot::of(local_name(key))) else {
-            return;
-        };
+        if let Some(slot) = Slot::of(key).or_else(|| Slot::of(local_name(key))) {
+            self.set_slot(slot, raw);
+        }
+    }
+
+    /// Takes one `<testcase>` attribute, by what it is and its raw value.
+    fn set_slot(&mut self, slot: Slot, raw: RawValue<'_>) {
         let value = raw.decode();
         match slot {
             Slot::Name => {
@@ -293,9 +301,17 @@ impl State {
                 // read the same, and the text is ignored at this level.
                 let counted = reader.get_mut();
                 plain.reset();
-                let read = junit_fast::empty_testcase(counted.buffered(), |key, raw| {
-                    plain.set(key, raw);
-                });
+                // Most cases have the classname of the case before.
+                let classname = (self.frames.last())
+                    .and_then(|frame| frame.classes_of.as_ref())
+                    .filter(|of| of.plain)
+                    .map_or(&b""[..], |of| of.classname.as_bytes());
+                let buffered = counted.buffered();
+                let read =
+                    junit_fast::empty_testcase(buffered, classname, |key, slot, raw| match slot {
+                        Some(slot) => plain.set_slot(slot, raw),
+                        None => plain.set(key, raw),
+                    });
                 if let Some(len) = read {
                     counted.consume(len);
                     self.skipped += len as u64;
@@ -617,17 +633,27 @@ impl State {
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
         let frame = &self.frames[frame_index];
-        let names_itself = names_the_test(&case.classname, &frame.name, &case.name);
+        // Most cases have the classname of the case before: what is asked
+        // of it was found for that one.
+        let class_of = frame
+            .classes_of
+            .as_ref()
+            .filter(|of| of.classname == case.classname);
+        let (own, file_path) = match class_of {
+            Some(of) => (&case.classname[of.own.clone()], of.file_path),
+            None => (
+                own_classname(&case.classname, &frame.name),
+                is_file_path(&case.classname),
+            ),
+        };
+        let names_itself = names_the_test(own, &frame.name, &case.name);
         // vitest names a test by its describe blocks' titles and its own,
         // joined by ` > `, under its file as the classname: the titles nest,
         // as they do in a live run and in vitest's JSON.
-        let titles_end = (!pytest && is_file_path(&case.classname))
+        let titles_end = (!pytest && file_path)
             .then(|| case.name.rfind(" > "))
             .flatten();
-        if titles_end.is_some()
-            || names_itself
-            || frame.classes_of.as_deref() != Some(case.classname.as_str())
-        {
+        if titles_end.is_some() || names_itself || class_of.is_none() {
             let mut parts = if names_itself || names_a_suite(&case.classname, &self.frames) {
                 Vec::new()
             } else {
@@ -641,8 +667,9 @@ impl State {
             self.sync_classes(frame_index, &parts, module_end, file, out)?;
             // The same parts for the next case with this classname, unless
             // they depend on the case's own name.
-            self.frames[frame_index].classes_of =
-                (!names_itself && titles_end.is_none()).then(|| case.classname.clone());
+            let frame = &mut self.frames[frame_index];
+            frame.classes_of = (!names_itself && titles_end.is_none())
+                .then(|| ClassOf::new(&case.classname, &frame.name));
         }
         if let Some(end) = titles_end {
             case.name.drain(..end + " > ".len());
@@ -702,7 +729,9 @@ impl State {
         } else if case.not_run {
             result.outcome = Outcome::Skipped;
         }
-        out.test(test)
+        // Numbered here, the test's id is new (the file's prefix sets it
+        // apart from other files').
+        out.new_test(test)
     }
 
     /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
@@ -743,7 +772,7 @@ impl State {
             details,
             ..TestResult::default()
         };
-        out.test(&TestNode {
+        out.new_test(&TestNode {
             node,
             result,
             ..TestNode::default()
@@ -968,20 +997,30 @@ fn trim(text: &str) -> &str {
     }
 }
 
-/// Whether the `classname` is the test's own name (so it adds no suite):
+/// Whether the classname whose [`own_classname`] is `own` is the test's
+/// own name (so it adds no suite):
 /// equal to it (jest-junit's `{classname} {title}` for both), or its last
 /// words (mocha-junit-reporter's title as the classname of its full title),
 /// or the suite's name, a space and the test's name
 /// (mocha-junit-reporter's `testCaseSwitchClassnameAndName`: the full
 /// title as the classname of the title).
-fn names_the_test(classname: &str, suite: &str, test: &str) -> bool {
-    let own = own_classname(classname, suite);
+fn names_the_test(own: &str, suite: &str, test: &str) -> bool {
     let ends_with_words = |text: &str, words: &str| {
         !words.is_empty()
             && text
                 .strip_suffix(words)
                 .is_some_and(|front| front.ends_with(' '))
     };
+    // Nearly always, neither ends with a space and the other: then neither
+    // need be compared with the other's end.
+    let space_before = |text: &str, end: &str| {
+        text.len()
+            .checked_sub(end.len() + 1)
+            .is_some_and(|at| text.as_bytes()[at] == b' ')
+    };
+    if own.len() != test.len() && !space_before(test, own) && !space_before(own, test) {
+        return false;
+    }
     own == test
         || ends_with_words(test, own)
         || own

@@ -24,32 +24,73 @@ const KEY_BYTE: [bool; 256] = {
     table
 };
 
-/// Attribute names of a `<testcase>` as JUnit writers write them, each
-/// looked for whole before a name is read byte by byte.
-const KNOWN_KEYS: [&[u8]; 5] = [b"classname", b"name", b"time", b"file", b"line"];
+/// The `<testcase>` attributes the JUnit reader takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Name,
+    Classname,
+    Time,
+    File,
+    Line,
+    Status,
+}
 
-/// The length of the attribute name at the start of `rest`: up to its first
-/// byte that is not in [`KEY_BYTE`].
-fn key_len(rest: &[u8]) -> Option<usize> {
-    // A known name followed by `=` ends there ('=' is not a key byte).
-    for key in KNOWN_KEYS {
-        if rest.get(key.len()) == Some(&b'=') && rest.starts_with(key) {
-            return Some(key.len());
+impl Slot {
+    /// The attribute of a local name.
+    #[inline(always)]
+    pub(crate) fn of(local: &[u8]) -> Option<Slot> {
+        match local {
+            b"name" => Some(Slot::Name),
+            b"classname" => Some(Slot::Classname),
+            b"time" => Some(Slot::Time),
+            b"file" => Some(Slot::File),
+            b"line" => Some(Slot::Line),
+            b"status" | b"result" => Some(Slot::Status),
+            _ => None,
         }
     }
-    rest.iter().position(|&b| !KEY_BYTE[usize::from(b)])
+}
+
+/// Attribute names of a `<testcase>` as JUnit writers write them, each
+/// looked for whole before a name is read byte by byte, and their
+/// [`Slot::of`].
+const KNOWN_KEYS: [(&[u8], Slot); 5] = [
+    (b"classname", Slot::Classname),
+    (b"name", Slot::Name),
+    (b"time", Slot::Time),
+    (b"file", Slot::File),
+    (b"line", Slot::Line),
+];
+
+/// The length of the attribute name at the start of `rest`: up to its first
+/// byte that is not in [`KEY_BYTE`]; and its slot when it is a known name.
+fn key_len(rest: &[u8]) -> Option<(usize, Option<Slot>)> {
+    // A known name followed by `=` ends there ('=' is not a key byte).
+    for (key, slot) in KNOWN_KEYS {
+        if rest.get(key.len()) == Some(&b'=') && rest.starts_with(key) {
+            return Some((key.len(), Some(slot)));
+        }
+    }
+    let len = rest.iter().position(|&b| !KEY_BYTE[usize::from(b)])?;
+    Some((len, None))
 }
 
 /// A plainly written empty `<testcase …/>` at the start of `bytes`, maybe
-/// after whitespace: calls `f` with each attribute's qualified name and raw
-/// value, as quick-xml's attribute iterator gives them, and returns the
+/// after whitespace: calls `f` with each attribute's qualified name, its
+/// [`Slot`] when the name is one of [`KNOWN_KEYS`] (found while looking for
+/// its end, so the caller need not match it again), and its raw value, as
+/// quick-xml's attribute iterator gives them; `classname`, if not empty, is
+/// the raw value the `classname` attribute likely has (the case before's),
+/// ASCII with no quote of either kind and no `&`, compared whole before
+/// the value's end is searched for. Returns the
 /// length of the whole. From such bytes quick-xml reads a whitespace text
 /// event and then one `Empty` event with those attributes. `None` for
 /// anything else, including an element cut off by the end of `bytes`, maybe
 /// after some calls.
 pub(crate) fn empty_testcase<'a>(
     bytes: &'a [u8],
-    mut f: impl FnMut(&'a [u8], RawValue<'a>),
+    classname: &[u8],
+    mut f: impl FnMut(&'a [u8], Option<Slot>, RawValue<'a>),
 ) -> Option<usize> {
     const OPEN: &[u8] = b"<testcase";
     let start = bytes.iter().position(|&b| !is_space(b))?;
@@ -66,15 +107,30 @@ pub(crate) fn empty_testcase<'a>(
         if at == 0 && spaces == 0 {
             return None;
         }
-        let key = key_len(rest)?;
+        let (key, slot) = key_len(rest)?;
         let (quote, value_and_rest) = match &rest[key..] {
             [b'=', quote @ (b'"' | b'\''), value_and_rest @ ..] if key > 0 => {
                 (*quote, value_and_rest)
             }
             _ => return None,
         };
-        let value = RawValue::up_to(quote, value_and_rest)?;
-        f(&rest[..key], value);
+        let value = match value_and_rest.get(classname.len()) {
+            // What `up_to` finds: `classname` has neither quote, so this
+            // one ends there, and it is plain.
+            Some(&end)
+                if slot == Some(Slot::Classname)
+                    && !classname.is_empty()
+                    && end == quote
+                    && value_and_rest.starts_with(classname) =>
+            {
+                RawValue {
+                    raw: &value_and_rest[..classname.len()],
+                    plain: true,
+                }
+            }
+            _ => RawValue::up_to(quote, value_and_rest)?,
+        };
+        f(&rest[..key], slot, value);
         at += spaces + key + 2 + value.raw.len() + 1;
     }
 }

@@ -906,7 +906,25 @@ fn attribute_values_decode_as_unescape_value_does() {
 #[test]
 fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
     // (bytes, the attribute text when taken directly)
-    let cases: [(&[u8], Option<&[u8]>); 12] = [
+    let cases: [(&[u8], Option<&[u8]>); 18] = [
+        (
+            b"<testcase classname=\"a\" name=\"a\"/>",
+            Some(b" classname=\"a\" name=\"a\""),
+        ),
+        (
+            b"<testcase classname='a.b' classname=\"ab\"/>",
+            Some(b" classname='a.b' classname=\"ab\""),
+        ),
+        (
+            b"<testcase classname='a\" y' x:classname=\"a\"/>",
+            Some(b" classname='a\" y' x:classname=\"a\""),
+        ),
+        (
+            b"<testcase classname=\"a&amp;b\" name='a b'/>",
+            Some(b" classname=\"a&amp;b\" name='a b'"),
+        ),
+        (b"<testcase classname=\"a", None),
+        (b"<testcase classname=\"a\"", None),
         (
             b"\n<testcase name=\"a\" time='1'/>",
             Some(b" name=\"a\" time='1'"),
@@ -929,11 +947,39 @@ fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
         ),
         (b"<testcase name=\"a\" time/>", None),
     ];
-    for (bytes, expected) in cases {
+    let split = |bytes, classname| {
         let mut pairs = Vec::new();
-        let taken =
-            junit_fast::empty_testcase(bytes, |k, v| pairs.push((k.to_vec(), v.raw().to_vec())));
+        let taken = junit_fast::empty_testcase(bytes, classname, |k, slot, v| {
+            // The slot found with the name is the one it names.
+            if slot.is_some() {
+                assert_eq!(slot, Slot::of(k));
+            }
+            pairs.push((k.to_vec(), v.raw().to_vec(), v.decode().into_owned()))
+        });
+        (taken, pairs)
+    };
+    for (bytes, expected) in cases {
+        let (taken, pairs) = split(bytes, b"");
         let shown = String::from_utf8_lossy(bytes);
+        // The classname the case before had, whatever it is, changes nothing.
+        for classname in [
+            &b"a"[..],
+            b"a.b",
+            b"b",
+            b"a b",
+            b"x\" y",
+            b"a&amp;b",
+            b"ab",
+            b"a=b",
+        ] {
+            if classname
+                .iter()
+                .all(|&b| b.is_ascii() && !b"&'\"".contains(&b))
+            {
+                assert_eq!(split(bytes, classname), (taken, pairs.clone()), "{shown}");
+            }
+        }
+        let pairs: Vec<_> = pairs.into_iter().map(|(k, v, _)| (k, v)).collect();
         assert_eq!(taken.is_some(), expected.is_some(), "{shown}");
         if let (Some(len), Some(attrs)) = (taken, expected) {
             // quick-xml reads the same element from the same bytes.
@@ -1003,6 +1049,39 @@ fn a_failed_case_held_for_its_teardown_error_is_never_lost() {
                 t.details.as_deref(),
                 Some("call\n\nfailed on teardown with \"E: x\"\n\ntd")
             );
+        }
+    }
+}
+
+#[test]
+fn the_test_is_named_by_its_classname_as_without_the_shortcut() {
+    // names_the_test as it reads, with no early answer.
+    let plainly = |own: &str, suite: &str, test: &str| {
+        let ends_with_words = |text: &str, words: &str| {
+            !words.is_empty()
+                && text
+                    .strip_suffix(words)
+                    .is_some_and(|front| front.ends_with(' '))
+        };
+        own == test
+            || ends_with_words(test, own)
+            || own
+                .strip_suffix(test)
+                .and_then(|front| front.strip_suffix(' '))
+                .is_some_and(|front| front == suite || ends_with_words(front, suite))
+    };
+    let words = [
+        "", " ", "a", "b a", "s", "s a", "x s a", "é a", "a é", "s b a", "  a",
+    ];
+    for own in words {
+        for suite in ["", "s", "x s"] {
+            for test in words {
+                assert_eq!(
+                    names_the_test(own, suite, test),
+                    plainly(own, suite, test),
+                    "{own:?} {suite:?} {test:?}"
+                );
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use tcrunner_protocol::{Message, Value};
 
 use super::{duration, failure, failure_message, log_message, Emitter, STOPPED};
-use crate::event::{Stream, Verdict};
+use crate::event::{Stream, TestResult, Verdict};
 use crate::tree::{Opened, Reporter, TreeEvent};
 
 pub(crate) struct Intellij<W: Write> {
@@ -51,14 +51,7 @@ impl<W: Write> Reporter for Intellij<W> {
             TreeEvent::Count(count) => self
                 .out
                 .send(Message::new("testCount").with("count", count.to_string())),
-            TreeEvent::Started(node) => {
-                let kind = if node.is_test {
-                    "testStarted"
-                } else {
-                    "testSuiteStarted"
-                };
-                self.opening(kind, node)
-            }
+            TreeEvent::Started(node) => self.opening(started(node), node),
             TreeEvent::TreeSuite(node) => self.opening("suiteTreeStarted", node),
             TreeEvent::TreeTest(node) => self.opening("suiteTreeNode", node),
             TreeEvent::TreeSuiteEnd(node) => self
@@ -69,45 +62,11 @@ impl<W: Write> Reporter for Intellij<W> {
                 node: Some(node),
                 stream,
                 text,
-            } => {
-                let kind = match stream {
-                    Stream::Stdout => "testStdOut",
-                    Stream::Stderr => "testStdErr",
-                };
-                self.out
-                    .send_chunked(kind, &[("nodeId", node.id.into())], "out", text)
-            }
+            } => self.output(node, stream, text),
             TreeEvent::Output {
                 node: None, text, ..
             } => self.out.text(text),
-            TreeEvent::Finished { node, result } => {
-                let id = Value::Number(node.id);
-                match result.outcome.verdict() {
-                    Verdict::Passed => {}
-                    Verdict::Failed => {
-                        let mut attrs = [("", Value::Text("")); 8];
-                        attrs[0] = ("nodeId", id);
-                        let mut n = failure(&mut attrs, 1, result);
-                        if result.outcome == crate::event::Outcome::Error {
-                            attrs[n] = ("error", "true".into());
-                            n += 1;
-                        }
-                        self.out.send_parts("testFailed", &attrs[..n])?;
-                    }
-                    Verdict::Ignored => {
-                        let message = failure_message(result).into();
-                        self.out
-                            .send_parts("testIgnored", &[("nodeId", id), ("message", message)])?;
-                    }
-                }
-                match result.duration_ms {
-                    Some(ms) => self.out.send_parts(
-                        "testFinished",
-                        &[("nodeId", id), ("duration", duration(ms))],
-                    ),
-                    None => self.out.send_parts("testFinished", &[("nodeId", id)]),
-                }
-            }
+            TreeEvent::Finished { node, result } => self.finished(node, result),
             TreeEvent::Stopped(node) => {
                 self.out.send(
                     with_ids("testIgnored", node)
@@ -126,12 +85,84 @@ impl<W: Write> Reporter for Intellij<W> {
             TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }
     }
+
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.opening(started(node), node)?;
+        for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
+            self.output(node, *stream, text)?;
+        }
+        self.finished(node, result)
+    }
+}
+
+/// The message that opens a node.
+fn started(node: &Opened<'_>) -> &'static str {
+    if node.is_test {
+        "testStarted"
+    } else {
+        "testSuiteStarted"
+    }
 }
 
 impl<W: Write> Intellij<W> {
+    /// Output of an open node.
+    fn output(&mut self, node: &Opened<'_>, stream: Stream, text: &str) -> io::Result<()> {
+        let kind = match stream {
+            Stream::Stdout => "testStdOut",
+            Stream::Stderr => "testStdErr",
+        };
+        self.out
+            .send_chunked(kind, &[("nodeId", node.id.into())], "out", text)
+    }
+
+    /// A test's verdict and its end.
+    fn finished(&mut self, node: &Opened<'_>, result: &TestResult) -> io::Result<()> {
+        let id = Value::Number(node.id);
+        match result.outcome.verdict() {
+            Verdict::Passed => {}
+            Verdict::Failed => {
+                let mut attrs = [("", Value::Text("")); 8];
+                attrs[0] = ("nodeId", id);
+                let mut n = failure(&mut attrs, 1, result);
+                if result.outcome == crate::event::Outcome::Error {
+                    attrs[n] = ("error", "true".into());
+                    n += 1;
+                }
+                self.out.send_parts("testFailed", &attrs[..n])?;
+            }
+            Verdict::Ignored => {
+                let message = failure_message(result).into();
+                self.out
+                    .send_parts("testIgnored", &[("nodeId", id), ("message", message)])?;
+            }
+        }
+        match result.duration_ms {
+            Some(ms) => self.out.send_parts(
+                "testFinished",
+                &[("nodeId", id), ("duration", duration(ms))],
+            ),
+            None => self.out.send_parts("testFinished", &[("nodeId", id)]),
+        }
+    }
+
     /// A message that registers a node (ids, name, location, metainfo),
     /// written from borrowed parts: the hot path of every run.
     fn opening(&mut self, kind: &str, node: &Opened<'_>) -> io::Result<()> {
+        let ids = [
+            ("nodeId", node.id.into()),
+            ("parentNodeId", node.parent.into()),
+            ("name", node.node.name.as_str().into()),
+        ];
+        // A node with no place in a file and no metainfo (every test of
+        // most report files) has its ids and name only.
+        if node.node.hint.is_none() && node.node.meta.is_none() && node.node.file.is_none() {
+            return self.out.send_parts(kind, &ids);
+        }
         let built_hint;
         let hint = match &node.node.hint {
             Some(hint) => Some(hint.as_str()),
@@ -141,9 +172,7 @@ impl<W: Write> Intellij<W> {
             }
         };
         let mut attrs = [("", Value::Text("")); 7];
-        attrs[0] = ("nodeId", node.id.into());
-        attrs[1] = ("parentNodeId", node.parent.into());
-        attrs[2] = ("name", node.node.name.as_str().into());
+        attrs[..3].copy_from_slice(&ids);
         let mut n = 3;
         if let Some(hint) = hint {
             attrs[n] = ("locationHint", hint.into());

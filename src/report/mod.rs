@@ -14,7 +14,7 @@ use tcrunner_protocol::{Message, Timestamp, Value, Writer};
 
 use crate::cli::{Dialect, OutputConfig};
 use crate::event::{LogLevel, Node, Outcome, Stream, TestEvent, TestResult};
-use crate::tree::{Reporter, Tree, TreeEvent};
+use crate::tree::{report_test, Opened, Reporter, Tree, TreeEvent};
 use passthrough::{Piece, TextFilter};
 
 /// The most characters one `testStdOut`/`testStdErr` carries; longer output
@@ -275,6 +275,18 @@ impl<W: Write> Reporter for Dialected<W> {
             Dialected::Teamcity(r) => r.report(event),
         }
     }
+
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        match self {
+            Dialected::Intellij(r) => r.test(node, output, result),
+            Dialected::Teamcity(r) => r.test(node, output, result),
+        }
+    }
 }
 
 /// Between the tree and the dialect: counts verdicts and, when asked, holds
@@ -330,6 +342,22 @@ impl<W: Write> Reporter for Counting<W> {
             | TreeEvent::TreeSuiteEnd(_)
             | TreeEvent::TreeEnded) => self.dialect.report(event),
         }
+    }
+
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        if self.held.is_some() {
+            // The test's output waits for its verdict: event by event.
+            return report_test(self, node, output, result);
+        }
+        // Counted before its events are written, not between them: the
+        // count is only read once the whole stream is written.
+        self.summary.count(result.outcome);
+        self.dialect.test(node, output, result)
     }
 }
 
@@ -445,6 +473,16 @@ impl<W: Write> Pipeline<W> {
         result: &TestResult,
     ) -> io::Result<()> {
         self.tree.test(node, output, result, &mut self.sink)
+    }
+
+    /// [`Pipeline::test`] of a test whose id is new ([`Tree::new_test`]).
+    pub(crate) fn new_test(
+        &mut self,
+        node: &Node,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        self.tree.new_test(node, output, result, &mut self.sink)
     }
 
     /// Plain framework output, passed through (tree-changing service
