@@ -17,12 +17,12 @@
 //! ```
 //! use tcrunner_protocol::{Message, Parser, ParseEvent, Writer};
 //!
-//! let mut out = Vec::new();
-//! let mut writer = Writer::new(&mut out);
+//! let mut writer = Writer::new(Vec::new());
 //! writer.text(b"progress...").unwrap();
 //! writer
 //!     .message(&Message::new("testStarted").with("name", "it [works] 'quoted'"))
 //!     .unwrap();
+//! let out = writer.into_inner();
 //! assert_eq!(
 //!     String::from_utf8(out.clone()).unwrap(),
 //!     "progress...\n##teamcity[testStarted name='it |[works|] |'quoted|'']\n"

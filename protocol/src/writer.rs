@@ -187,8 +187,8 @@ pub struct WriterOptions {
     /// Flush after every message (default true through [`Writer::new`]).
     /// Plain text from [`Writer::text`] is not flushed on its own. Without
     /// it, messages are collected and handed to the inner writer in
-    /// batches: [`Writer::flush`] (or [`Writer::into_inner`]) hands over
-    /// the last ones, and a writer dropped before that loses them.
+    /// batches: [`Writer::flush`], [`Writer::into_inner`] and dropping the
+    /// writer hand over the last ones.
     pub flush_each: bool,
 }
 
@@ -435,7 +435,21 @@ impl<W: Write> Writer<W> {
     fn inner(&mut self) -> &mut W {
         self.inner.as_mut().expect("taken only by into_inner")
     }
+}
 
+impl<W: Write> Drop for Writer<W> {
+    /// Hands the collected messages over, as a `BufWriter` writes out what
+    /// it holds when dropped: a writer left on an early return or an unwind
+    /// loses none of them. A failure is not reported ([`Writer::flush`]
+    /// first to see it).
+    fn drop(&mut self) {
+        if self.inner.is_some() {
+            let _ = self.hand_over();
+        }
+    }
+}
+
+impl<W: Write> Writer<W> {
     /// Hands the collected message lines to the inner writer.
     fn hand_over(&mut self) -> io::Result<()> {
         if self.line.is_empty() {
@@ -663,6 +677,15 @@ mod tests {
         assert_eq!(writes[3], line.repeat(2));
         assert_eq!(writes[4], "##teamcity[b]\n");
         assert_eq!(writes.concat().matches(&line).count(), started);
+
+        // A writer dropped unflushed (an early return, an unwind) hands its
+        // lines over as well.
+        let mut out = Vec::new();
+        {
+            let mut writer = Writer::with_options(&mut out, WriterOptions { flush_each: false });
+            writer.message(&Message::new("c")).unwrap();
+        }
+        assert_eq!(out, b"##teamcity[c]\n");
     }
 
     #[test]

@@ -222,6 +222,7 @@ fn write_then_parse(
         writer.text(text).unwrap();
         writer.service_message(message).unwrap();
     }
+    drop(writer);
     // Every consumer must see one physical line per message: no raw line
     // breaks of any kind inside it (Java and .NET also break on U+0085,
     // U+2028 and U+2029).
