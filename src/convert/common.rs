@@ -14,7 +14,9 @@ pub(crate) trait Sink {
     fn event(&mut self, event: TestEvent) -> io::Result<()>;
 
     /// One whole test: the events of [`test_events`], which a sink may
-    /// take in one step. Borrowed: the reader fills the same buffers in for
+    /// take in one step. Its id is new: readers number their nodes
+    /// ([`Emitter::numbered_id`]) and send each number once, so a sink need
+    /// not look it up. Borrowed: the reader fills the same buffers in for
     /// its next test.
     fn test(
         &mut self,
@@ -26,17 +28,6 @@ pub(crate) trait Sink {
             .into_iter()
             .try_for_each(|event| self.event(event))
     }
-
-    /// [`Sink::test`] of a test whose id is new: the source numbers its
-    /// nodes and never sent this id before, so a sink need not look it up.
-    fn new_test(
-        &mut self,
-        node: &Node,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        self.test(node, output, result)
-    }
 }
 
 impl<W: Write> Sink for Pipeline<W> {
@@ -45,15 +36,6 @@ impl<W: Write> Sink for Pipeline<W> {
     }
 
     fn test(
-        &mut self,
-        node: &Node,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        Pipeline::test(self, node, output, result)
-    }
-
-    fn new_test(
         &mut self,
         node: &Node,
         output: &[(Stream, String)],
@@ -167,20 +149,13 @@ impl<'a> Emitter<'a> {
         self.sink.event(event).map_err(ReadError::Output)
     }
 
-    /// Declares, starts, feeds output to and finishes one test, in one
-    /// step ([`Sink::test`]), from the caller's buffers, which it may fill
-    /// in again for its next test.
+    /// Declares, starts, feeds output to and finishes one test whose id
+    /// this reader numbered and never sent before, in one step
+    /// ([`Sink::test`]), from the caller's buffers, which it may fill in
+    /// again for its next test.
     pub(crate) fn test(&mut self, test: &TestNode) -> Result<(), ReadError> {
         (self.sink)
             .test(&test.node, &test.output, &test.result)
-            .map_err(ReadError::Output)
-    }
-
-    /// [`Emitter::test`] of a test whose id this reader numbered and never
-    /// sent before ([`Sink::new_test`]).
-    pub(crate) fn new_test(&mut self, test: &TestNode) -> Result<(), ReadError> {
-        (self.sink)
-            .new_test(&test.node, &test.output, &test.result)
             .map_err(ReadError::Output)
     }
 }

@@ -731,7 +731,7 @@ impl State {
         }
         // Numbered here, the test's id is new (the file's prefix sets it
         // apart from other files').
-        out.new_test(test)
+        out.test(test)
     }
 
     /// A `<failure>` or `<error>` directly in a `<testsuite>` (Ant's
@@ -772,7 +772,7 @@ impl State {
             details,
             ..TestResult::default()
         };
-        out.new_test(&TestNode {
+        out.test(&TestNode {
             node,
             result,
             ..TestNode::default()

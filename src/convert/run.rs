@@ -132,16 +132,6 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
         self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
         self.inner.test(node, output, result)
     }
-
-    fn new_test(
-        &mut self,
-        node: &Node,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
-        self.inner.new_test(node, output, result)
-    }
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";

@@ -464,18 +464,8 @@ impl<W: Write> Pipeline<W> {
         self.tree.apply(event, &mut self.sink)
     }
 
-    /// The events of one test, in one step ([`Tree::test`]), from the
-    /// caller's buffers.
-    pub(crate) fn test(
-        &mut self,
-        node: &Node,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        self.tree.test(node, output, result, &mut self.sink)
-    }
-
-    /// [`Pipeline::test`] of a test whose id is new ([`Tree::new_test`]).
+    /// The events of one test whose id is new, in one step
+    /// ([`Tree::new_test`]), from the caller's buffers.
     pub(crate) fn new_test(
         &mut self,
         node: &Node,
