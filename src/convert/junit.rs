@@ -446,13 +446,13 @@ impl State {
             (Some(Elem::Root), b"testsuites") => Elem::Root,
             (None | Some(Elem::Root | Elem::Suite), b"testsuite") => {
                 self.send_held(out)?;
-                let name = attr(e, b"name").unwrap_or_else(|| "testsuite".to_string());
+                let [name, file] = attrs(e, [b"name", b"file"]);
+                let name = name.unwrap_or_else(|| "testsuite".to_string());
                 let frame = self
                     .frames
                     .last()
                     .expect("the document frame is never popped");
                 let pytest = self.pytest_root || frame.pytest || name == "pytest";
-                let file = attr(e, b"file");
                 let suite_file = file.is_some();
                 // pytest's one `<testsuite name="pytest">` is the run, not a
                 // suite: a live run's tree starts at the folders below it.
