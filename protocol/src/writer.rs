@@ -96,16 +96,12 @@ impl std::fmt::Display for Timestamp {
 
 /// Appends `n` in decimal, zero-padded to at least `width` digits.
 fn push_padded(out: &mut impl Out, n: u32, width: usize) {
-    let mut digits = [b'0'; 10];
-    let mut at = digits.len();
-    let mut rest = n;
-    while rest > 0 || digits.len() - at < width {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
+    let mut digits = Decimal::default();
+    let digits = digits.format(u64::from(n));
+    for _ in digits.len()..width {
+        out.push_str("0");
     }
-    // SAFETY: `digits[at..]` holds only the ASCII digits written above.
-    out.push_str(unsafe { std::str::from_utf8_unchecked(&digits[at..]) });
+    out.push_str(digits);
 }
 
 /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian
