@@ -226,11 +226,11 @@ fn vitest_path_filter(project: &Path, path: &Path) -> String {
 /// Each path is given as written (`..` resolved) and as resolved through
 /// symbolic links, since vitest may know a file by either. `None` when
 /// nothing is to be narrowed: no paths, or the project itself (which
-/// vitest's `.` gives whole).
-fn vitest_exact_paths(request: &Request, filters: &[String]) -> Option<String> {
-    // The target files, then the paths.
-    let files = filters[..filters.len() - request.paths.len()].iter();
+/// vitest's `.` gives whole). `files` are the target files, which lead
+/// `filters`.
+fn vitest_exact_paths(request: &Request, files: &[String], filters: &[String]) -> Option<String> {
     let asked = files
+        .iter()
         .map(Path::new)
         .chain(request.paths.iter().map(PathBuf::as_path));
     let asked: Vec<&Path> = asked.collect();
@@ -487,7 +487,8 @@ impl Framework for Vitest {
         // No --includeTaskLocation: it costs vitest about 14% CPU; the
         // reporter scans the test files for lines instead.
         // Files and path filters first, as for jest.
-        let mut filters: Vec<String> = target_files(&plan.targets);
+        let files = target_files(&plan.targets);
+        let mut filters: Vec<String> = files.clone();
         filters.extend(
             request
                 .paths
@@ -515,7 +516,7 @@ impl Framework for Vitest {
         let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
         // Our runner then sends each test's start before its body runs.
         spec.env.extend(test_timeout_env(request));
-        if let Some(exact) = vitest_exact_paths(request, &filters) {
+        if let Some(exact) = vitest_exact_paths(request, &files, &filters) {
             spec.env
                 .push(("TCRUNNER_VITEST_PATHS".into(), exact.into()));
         }
@@ -555,9 +556,10 @@ mod tests {
         };
         let exact = |paths: &[&str], targets: &[&str]| {
             let request = request(paths);
-            let mut filters: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+            let files: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
+            let mut filters = files.clone();
             filters.extend(paths.iter().map(|p| vitest_path_filter(&dir, Path::new(p))));
-            vitest_exact_paths(&request, &filters)
+            vitest_exact_paths(&request, &files, &filters)
                 .map(|json| serde_json::from_str::<serde_json::Value>(&json).unwrap())
         };
         let root = std::fs::canonicalize(&dir).unwrap();
