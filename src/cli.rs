@@ -34,8 +34,8 @@ pub(crate) enum RawCommand {
 /// Options shared by everything that writes a stream.
 #[derive(Debug, Args, Clone)]
 pub(crate) struct RawOutput {
-    /// Output dialect [default: teamcity when TEAMCITY_VERSION names a real
-    /// server version, else intellij].
+    /// Output dialect, or `none` for no stream [default: teamcity when
+    /// TEAMCITY_VERSION names a real server version, else intellij].
     #[arg(long, value_enum)]
     pub format: Option<Dialect>,
     /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset).
@@ -87,6 +87,10 @@ pub(crate) struct RawRun {
     /// Drop every service message a test prints, not only tree-changing ones.
     #[arg(long)]
     pub block_service_messages: bool,
+    /// Also record the run's events and plain text to FILE, as JSON lines
+    /// (`tcrunner convert --input-format events FILE` replays the stream).
+    #[arg(long, value_name = "FILE")]
+    pub events_out: Option<PathBuf>,
     #[command(flatten)]
     pub output: RawOutput,
     /// Raw framework arguments, passed verbatim.
@@ -123,6 +127,8 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
+    /// No stream on stdout: only the files asked for (`--events-out`).
+    None,
 }
 
 /// A supported framework.
@@ -149,6 +155,8 @@ pub(crate) enum InputFormat {
     PytestJson,
     /// Common Test Report Format.
     Ctrf,
+    /// A run recorded with `--events-out`.
+    Events,
 }
 
 /// Output settings after validation.
@@ -163,6 +171,8 @@ pub(crate) struct OutputConfig {
     pub block_service_messages: bool,
     /// Report declared tests as a pre-declared tree (nothing runs).
     pub collect_only: bool,
+    /// Where to record the run's events (`--events-out`).
+    pub events_out: Option<PathBuf>,
 }
 
 impl OutputConfig {
@@ -181,6 +191,7 @@ impl OutputConfig {
             retry_support: raw.retry_support,
             block_service_messages: false,
             collect_only: false,
+            events_out: None,
         }
     }
 }
@@ -258,6 +269,7 @@ impl Config {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
                 output.block_service_messages = args.run.block_service_messages;
                 output.collect_only = args.run.collect_only;
+                output.events_out = args.run.events_out.clone();
                 Config::Run(RunConfig {
                     raw: args.run,
                     output,

@@ -195,7 +195,8 @@ pub fn events(data: &[u8]) {
         .collect();
     for (name, config) in event_configs() {
         let mut stream = Vec::new();
-        let mut pipeline = Pipeline::new(&config, &mut stream).expect("writing to memory");
+        let mut pipeline =
+            Pipeline::new(&config, &mut stream, Vec::new()).expect("writing to memory");
         for item in &input {
             match item {
                 Input::Event(event) => pipeline.event(event.clone()),
@@ -258,6 +259,7 @@ fn output(dialect: Dialect) -> OutputConfig {
         retry_support: false,
         block_service_messages: false,
         collect_only: false,
+        events_out: None,
     }
 }
 

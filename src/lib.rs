@@ -10,6 +10,7 @@ mod exit;
 mod frameworks;
 #[doc(hidden)]
 pub mod fuzzing;
+mod hash;
 mod process;
 mod report;
 mod run;

@@ -28,6 +28,9 @@ pub(crate) trait Sink {
             .into_iter()
             .try_for_each(|event| self.event(event))
     }
+
+    /// Plain text a recorded run's framework printed (`events` input).
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()>;
 }
 
 impl<W: Write> Sink for Pipeline<W> {
@@ -41,13 +44,27 @@ impl<W: Write> Sink for Pipeline<W> {
         output: &[(Stream, String)],
         result: &TestResult,
     ) -> io::Result<()> {
-        Pipeline::new_test(self, node, output, result)
+        Pipeline::test(self, node, output, result)
+    }
+
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        Pipeline::text(self, bytes)
     }
 }
 
+/// For tests: the events, with plain text as run-level stdout output.
 impl Sink for Vec<TestEvent> {
     fn event(&mut self, event: TestEvent) -> io::Result<()> {
         self.push(event);
+        Ok(())
+    }
+
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.push(TestEvent::Output {
+            id: None,
+            stream: Stream::Stdout,
+            text: String::from_utf8_lossy(bytes).into_owned(),
+        });
         Ok(())
     }
 }
@@ -147,6 +164,11 @@ impl<'a> Emitter<'a> {
 
     pub(crate) fn send(&mut self, event: TestEvent) -> Result<(), ReadError> {
         self.sink.event(event).map_err(ReadError::Output)
+    }
+
+    /// Plain text, as a recorded run's framework printed it.
+    pub(crate) fn text(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
+        self.sink.text(bytes).map_err(ReadError::Output)
     }
 
     /// Declares, starts, feeds output to and finishes one test whose id

@@ -28,6 +28,9 @@ pub(crate) fn sniff(prefix: &[u8]) -> Sniffed {
     };
     match prefix[first] {
         b'<' => Sniffed::Format(InputFormat::Junit),
+        b'{' if prefix[first..].starts_with(super::events::LINE_START) => {
+            Sniffed::Format(InputFormat::Events)
+        }
         b'{' => {
             // A cut in the middle of a UTF-8 sequence only loses that character.
             let text = String::from_utf8_lossy(&prefix[first..]);
@@ -105,7 +108,7 @@ pub(crate) fn by_keys(doc: &Value) -> Option<InputFormat> {
 }
 
 /// The formats, as `--input-format` spells them, for error messages.
-pub(crate) const FORMAT_NAMES: &str = "junit, jest-json, vitest-json, pytest-json, ctrf";
+pub(crate) const FORMAT_NAMES: &str = "junit, jest-json, vitest-json, pytest-json, ctrf, events";
 
 #[cfg(test)]
 mod tests {

@@ -74,7 +74,7 @@ use super::junit_fast::{self, attr_value, local_name, plain_millis, RawValue, Sl
 use super::position::Counted;
 use super::pytest_json::COLLECTION_ERROR;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
-use crate::tree::FastMap;
+use crate::hash::FastMap;
 
 /// Reads one JUnit XML document, sending events as test cases close.
 pub(crate) fn read<R: BufRead>(input: R, out: &mut Emitter<'_>) -> Result<(), ReadError> {

@@ -681,6 +681,10 @@ impl Sink for CountingSink {
         }
         Ok(())
     }
+
+    fn text(&mut self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A JUnit document made on the fly: never held whole, so the reader's

@@ -12,9 +12,11 @@
 //! | vitest `--reporter=json` | [`vitest_json`] (streaming, from a file) | `numTotalTestSuites` without the jest-only keys |
 //! | pytest-json-report | [`pytest_json`] | `tests` + `collectors`/`summary.collected`/`root` |
 //! | CTRF | [`ctrf`] | `reportFormat: "CTRF"` or `results.tool` |
+//! | a recorded run (`--events-out`) | [`events`] (streaming) | first bytes `{"ev":"` |
 mod common;
 mod ctrf;
 mod detect;
+mod events;
 mod file_names;
 mod jest_json;
 mod js_json;

@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
-use super::{ctrf, jest_json, junit, lenient, pytest_json, vitest_json};
+use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
-use crate::report::Pipeline;
+use crate::report::{Pipeline, RunLine};
 
 /// What stops the whole conversion (a bad input file does not).
 #[derive(Debug, thiserror::Error)]
@@ -75,8 +75,16 @@ pub(crate) fn run_with(
     out: impl Write,
     errors: &mut dyn Write,
 ) -> Result<i32, ConvertError> {
-    let mut pipeline = Pipeline::new(&config.output, out).map_err(ConvertError::Output)?;
-    pipeline.forget_done_suites();
+    // A recorded run is replayed with the settings it ran with, and its
+    // suites are kept as a live run keeps them.
+    let recording = recording(config);
+    let mut output = config.output.clone();
+    if let Some(run) = recording {
+        output.collect_only = run.collect_only;
+        output.block_service_messages = run.block_service_messages;
+    }
+    let mut pipeline = Pipeline::new(&output, out, Vec::new()).map_err(ConvertError::Output)?;
+    pipeline.forget_done_suites(recording.is_none());
     let mut sink = Verdicts {
         inner: &mut pipeline,
         failed: false,
@@ -109,6 +117,33 @@ pub(crate) fn run_with(
     })
 }
 
+/// The settings of a recorded run, when the first input is one (its
+/// `run` line's, or the defaults for a recording without one). Peeked:
+/// standard input keeps what was looked at for the reader.
+fn recording(config: &ConvertConfig) -> Option<RunLine> {
+    if config
+        .input_format
+        .is_some_and(|format| format != InputFormat::Events)
+    {
+        return None;
+    }
+    let mut prefix = Vec::new();
+    match config.files.first()? {
+        ReportInput::Stdin => prefix.extend_from_slice(io::stdin().lock().fill_buf().ok()?),
+        ReportInput::File(path) => {
+            File::open(path)
+                .ok()?
+                .take(SNIFF_LEN as u64)
+                .read_to_end(&mut prefix)
+                .ok()?;
+        }
+    }
+    let prefix = prefix.strip_prefix(UTF8_BOM).unwrap_or(&prefix);
+    let is_recording = config.input_format == Some(InputFormat::Events)
+        || detect::sniff(prefix) == Sniffed::Format(InputFormat::Events);
+    is_recording.then(|| events::settings(prefix).unwrap_or_default())
+}
+
 /// Passes events on, noting whether any test failed.
 struct Verdicts<'a, S: Sink> {
     inner: &'a mut S,
@@ -131,6 +166,10 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
     ) -> io::Result<()> {
         self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
         self.inner.test(node, output, result)
+    }
+
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.text(bytes)
     }
 }
 
@@ -197,7 +236,9 @@ fn convert_stream(
                     Some(InputFormat::VitestJson) => vitest_json::send(doc, out),
                     Some(InputFormat::PytestJson) => pytest_json::send(doc, out),
                     Some(InputFormat::Ctrf) => ctrf::send(doc, out),
-                    Some(InputFormat::Junit) | None => return Err(FileError::Unknown),
+                    Some(InputFormat::Junit | InputFormat::Events) | None => {
+                        return Err(FileError::Unknown)
+                    }
                 };
                 return sent.map_err(FileError::Read);
             }
@@ -248,6 +289,7 @@ pub(crate) fn read(
         InputFormat::VitestJson => vitest_json::read(input, out),
         InputFormat::PytestJson => pytest_json::read(input, out),
         InputFormat::Ctrf => ctrf::read(input, out),
+        InputFormat::Events => events::read(input, out),
     }
 }
 

@@ -5,36 +5,39 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::{Message, Value};
 
-use super::{duration, failure, failure_message, log_message, Emitter, STOPPED};
-use crate::event::{Stream, TestResult, Verdict};
-use crate::tree::{Opened, Reporter, TreeEvent};
+use super::messages::{duration, failure, failure_message, log_message, MessageWriter, STOPPED};
+use super::output::{Opened, Output, TreeEvent};
+use crate::event::{Stream, TestEvent, TestResult, Verdict};
 
 pub(crate) struct Intellij<W: Write> {
-    pub(super) out: Emitter<W>,
+    out: MessageWriter<W>,
     /// Part of an outer run (`--offset` > 0): the outer runner starts and
     /// finishes testing, so `testingStarted`/`testingFinished` would end it early.
-    pub(super) embedded: bool,
+    embedded: bool,
     /// `_jb_do_not_call_enter_matrix` is set (PyCharm's tox runner sets it
     /// for child runs): no `enteredTheMatrix` and no `testCount`.
-    pub(super) no_matrix: bool,
+    no_matrix: bool,
 }
 
 impl<W: Write> Intellij<W> {
-    pub(crate) fn start(&mut self) -> io::Result<()> {
-        if !self.no_matrix {
-            self.out.send(Message::new("enteredTheMatrix"))?;
+    /// Writes the run's opening messages.
+    pub(super) fn start(
+        out: MessageWriter<W>,
+        embedded: bool,
+        no_matrix: bool,
+    ) -> io::Result<Self> {
+        let mut stream = Intellij {
+            out,
+            embedded,
+            no_matrix,
+        };
+        if !no_matrix {
+            stream.out.send(Message::new("enteredTheMatrix"))?;
         }
-        if !self.embedded {
-            self.out.send(Message::new("testingStarted"))?;
+        if !embedded {
+            stream.out.send(Message::new("testingStarted"))?;
         }
-        Ok(())
-    }
-
-    pub(crate) fn end(&mut self) -> io::Result<()> {
-        if !self.embedded {
-            self.out.send(Message::new("testingFinished"))?;
-        }
-        Ok(())
+        Ok(stream)
     }
 }
 
@@ -42,9 +45,15 @@ fn with_ids(name: &str, node: &Opened<'_>) -> Message {
     Message::new(name).with("nodeId", node.id.to_string())
 }
 
-impl<W: Write> Reporter for Intellij<W> {
-    fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+impl<W: Write> Output for Intellij<W> {
+    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
+            // The IDE gives plain text to the running test anyway.
+            TreeEvent::LiveOutput => Ok(()),
             TreeEvent::Count(_) if self.no_matrix => Ok(()),
             // IntelliJ reads the count as an int: a larger one is not sent.
             TreeEvent::Count(count) if count > i32::MAX as u64 => Ok(()),
@@ -97,6 +106,21 @@ impl<W: Write> Reporter for Intellij<W> {
             self.output(node, *stream, text)?;
         }
         self.finished(node, result)
+    }
+
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.bytes(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        if !self.embedded {
+            self.out.send(Message::new("testingFinished"))?;
+        }
+        self.out.finish()
     }
 }
 

@@ -28,17 +28,17 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::{Message, Value};
 
-use super::{duration, failure, failure_message, log_message, Emitter, STOPPED};
-use crate::event::{NodeKind, Stream, Verdict};
-use crate::tree::{FastMap, Opened, Reporter, TreeEvent};
+use super::messages::{duration, failure, failure_message, log_message, MessageWriter, STOPPED};
+use super::output::{Opened, Output, TreeEvent};
+use crate::event::{NodeKind, Stream, TestEvent, Verdict};
+use crate::hash::FastMap;
 
 pub(crate) struct Teamcity<W: Write> {
-    pub(super) out: Emitter<W>,
-    pub(super) retry_support: bool,
+    out: MessageWriter<W>,
     /// Whether the tests' own output comes as plain text between their
     /// start and end ([`crate::event::TestEvent::LiveOutput`]): then TeamCity is told to
     /// take that text as the test's output.
-    pub(super) live_output: bool,
+    live_output: bool,
     /// Open nodes: name as TeamCity knows it, and the flow it was started in.
     nodes: FastMap<u64, Named>,
     /// Running tests per flow (a flow id string → how many tests run in it).
@@ -74,10 +74,10 @@ struct Named {
 }
 
 impl<W: Write> Teamcity<W> {
-    pub(crate) fn new(out: Emitter<W>, retry_support: bool) -> Self {
-        Teamcity {
+    /// Writes the run's opening messages.
+    pub(super) fn start(out: MessageWriter<W>, retry_support: bool) -> io::Result<Self> {
+        let mut stream = Teamcity {
             out,
-            retry_support,
             live_output: false,
             nodes: FastMap::default(),
             busy: FastMap::default(),
@@ -85,19 +85,13 @@ impl<W: Write> Teamcity<W> {
             chain: Vec::new(),
             run: std::process::id().to_string(),
             taken: HashSet::new(),
-        }
-    }
-
-    pub(crate) fn start(&mut self) -> io::Result<()> {
-        if self.retry_support {
-            self.out
+        };
+        if retry_support {
+            stream
+                .out
                 .send(Message::new("testRetrySupport").with("enabled", "true"))?;
         }
-        Ok(())
-    }
-
-    pub(crate) fn end(&mut self) -> io::Result<()> {
-        Ok(())
+        Ok(stream)
     }
 
     fn started(&mut self, node: &Opened<'_>) -> io::Result<()> {
@@ -312,9 +306,17 @@ fn scoped(scope: u64, name: &str) -> u64 {
     hasher.finish()
 }
 
-impl<W: Write> Reporter for Teamcity<W> {
-    fn report(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+impl<W: Write> Output for Teamcity<W> {
+    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
+            TreeEvent::LiveOutput => {
+                self.live_output = true;
+                Ok(())
+            }
             // TeamCity counts tests itself; testCount and pre-declared trees
             // (collect-only) are IntelliJ's.
             TreeEvent::Count(_)
@@ -435,5 +437,17 @@ impl<W: Write> Reporter for Teamcity<W> {
             }
             TreeEvent::Log { level, text } => self.out.send(log_message(level, text)),
         }
+    }
+
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.bytes(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.finish()
     }
 }

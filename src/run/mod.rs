@@ -9,7 +9,7 @@ use crate::exit;
 use crate::frameworks::{self, Any, Request, SetupError};
 use crate::process::Child;
 
-use crate::report::Pipeline;
+use crate::report::{self, Pipeline};
 
 mod diagnose;
 mod state;
@@ -58,6 +58,8 @@ pub(crate) enum RunError {
     },
     #[error("writing the output failed")]
     Output(#[source] io::Error),
+    #[error(transparent)]
+    OutputFile(report::FileError),
 }
 
 impl RunError {
@@ -68,7 +70,9 @@ impl RunError {
             RunError::Setup(SetupError::Unavailable(_)) | RunError::Spawn { .. } => {
                 exit::FRAMEWORK_UNAVAILABLE
             }
-            RunError::Setup(SetupError::Runner { .. }) | RunError::Output(_) => exit::IO_ERROR,
+            RunError::Setup(SetupError::Runner { .. })
+            | RunError::Output(_)
+            | RunError::OutputFile(_) => exit::IO_ERROR,
         }
     }
 }
@@ -162,7 +166,8 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         collect_only,
         ..config.output
     };
-    let mut pipeline = match Pipeline::new(&output, out) {
+    let files = report::open_files(&output).map_err(RunError::OutputFile)?;
+    let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
@@ -215,16 +220,17 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             return Err(RunError::Output(e));
         }
     };
-    let finished = state
-        .conclude(
-            ending,
-            &mut child,
-            &mut pipeline,
-            &limits,
-            framework,
-            &launch.spec.program,
-        )
-        .and_then(|()| pipeline.finish());
+    let concluded = state.conclude(
+        ending,
+        &mut child,
+        &mut pipeline,
+        &limits,
+        framework,
+        &launch.spec.program,
+    );
+    // Finished whatever happened to the stream: the files get their end.
+    let finished = pipeline.finish();
+    let finished = concluded.and(finished);
     drop(child); // kills whatever is left of the group
     let summary = match finished {
         Ok(summary) => summary,

@@ -9,8 +9,8 @@ use crate::exit;
 use crate::frameworks::Framework;
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
+use crate::hash::FastMap;
 use crate::report::{Pipeline, Summary};
-use crate::tree::FastMap;
 
 use super::diagnose::{
     did_not_start, fail, framework_hint, is_timeout_message, keep_tail, thrown_error_line,

@@ -1,0 +1,77 @@
+//! A result file written atomically: into a temporary file beside it, then
+//! renamed over it, so a reader never sees half a file and an old file
+//! stays whole until the new one is complete.
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+/// Why an output file cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{option} {}: cannot write: {source}", path.display())]
+pub(crate) struct FileError {
+    /// The option that named the file.
+    pub option: &'static str,
+    pub path: PathBuf,
+    #[source]
+    pub source: io::Error,
+}
+
+pub(crate) struct AtomicFile {
+    path: PathBuf,
+    temporary: PathBuf,
+    out: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file now, so that a path that cannot be
+    /// written is found before anything runs.
+    pub(crate) fn create(option: &'static str, path: &Path) -> Result<Self, FileError> {
+        let error = |source| FileError {
+            option,
+            path: path.to_owned(),
+            source,
+        };
+        let name = path.file_name().ok_or_else(|| {
+            error(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a file name",
+            ))
+        })?;
+        let mut temporary_name = std::ffi::OsString::from(".");
+        temporary_name.push(name);
+        temporary_name.push(format!(".tcrunner-{}.tmp", std::process::id()));
+        let temporary = path.with_file_name(temporary_name);
+        let file = File::create(&temporary).map_err(error)?;
+        Ok(AtomicFile {
+            path: path.to_owned(),
+            temporary,
+            out: Some(BufWriter::with_capacity(1 << 16, file)),
+        })
+    }
+
+    /// Where the content goes until [`AtomicFile::commit`].
+    pub(crate) fn writer(&mut self) -> &mut BufWriter<File> {
+        self.out.as_mut().expect("written only before commit")
+    }
+
+    /// Writes the rest out and puts the file in its place.
+    pub(crate) fn commit(&mut self) -> io::Result<()> {
+        let Some(out) = self.out.take() else {
+            return Ok(());
+        };
+        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&self.temporary, &self.path)
+    }
+}
+
+impl Drop for AtomicFile {
+    /// A file never committed (tcrunner failed before the end) still puts
+    /// what it holds in place: what was known is worth more than nothing.
+    fn drop(&mut self) {
+        if self.out.is_some() && self.commit().is_err() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! The contract between the tree and the outputs: the events the tree
+//! sends ([`TreeEvent`], about nodes it has [`Opened`]) and what every
+//! output takes ([`Output`]).
+use std::io;
+
+use crate::event::{LogLevel, Node, Stream, TestEvent, TestResult};
+
+/// A node that has been opened, as outputs see it: its place in the
+/// tree and its declaration, borrowed (a report file's test is reported
+/// from the reader's own buffers, never moved or copied on the way).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Opened<'a> {
+    /// The node's id.
+    pub id: u64,
+    /// The parent's id (`offset` for top-level nodes).
+    pub parent: u64,
+    /// The id of the file (or top-level) node this node lives under: one
+    /// concurrent flow of a run.
+    pub flow: u64,
+    /// A test rather than a suite.
+    pub is_test: bool,
+    /// The declaration.
+    pub node: &'a Node,
+}
+
+/// What the tree tells every output, in output order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TreeEvent<'a> {
+    /// The tests' own output goes straight to the framework's stdout, in
+    /// order with the events (pytest `-s`): plain text between a test's
+    /// start and finish is that test's.
+    LiveOutput,
+    /// The number of tests expected.
+    Count(u64),
+    /// A suite or test opens.
+    Started(&'a Opened<'a>),
+    /// Output of an open node, or of the run.
+    Output {
+        node: Option<&'a Opened<'a>>,
+        stream: Stream,
+        text: &'a str,
+    },
+    /// A test ends with a verdict (its id is `node.node.id`; `result.id`
+    /// may be empty).
+    Finished {
+        node: &'a Opened<'a>,
+        result: &'a TestResult,
+    },
+    /// A test never finished: the run ended under it.
+    Stopped(&'a Opened<'a>),
+    /// A suite closes.
+    SuiteFinished(&'a Opened<'a>),
+    /// A run-level note.
+    Log { level: LogLevel, text: &'a str },
+    /// Collect-only: a suite of the pre-declared tree opens.
+    TreeSuite(&'a Opened<'a>),
+    /// Collect-only: a test of the pre-declared tree.
+    TreeTest(&'a Opened<'a>),
+    /// Collect-only: a suite of the pre-declared tree ends.
+    TreeSuiteEnd(&'a Opened<'a>),
+    /// Collect-only: the pre-declared tree is complete.
+    TreeEnded,
+}
+
+/// One output of a run: the service-message stream, a result file, a
+/// recording. [`super::Outputs`] hands every event to each; an output
+/// owns its formatting and its own handling of plain text.
+pub(crate) trait Output {
+    /// What a source sent, before the tree saw it: for outputs that record
+    /// the run itself rather than its tree (`--events-out`); the others
+    /// take nothing here.
+    fn source(&mut self, event: &TestEvent) -> io::Result<()>;
+
+    /// One event of the tree.
+    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()>;
+
+    /// A test that starts, writes each non-empty text of `output` and
+    /// finishes with `result` at once: those events, which an output may
+    /// take in one step (a report file's every test comes this way).
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()>
+    where
+        Self: Sized,
+    {
+        test_as_events(self, node, output, result)
+    }
+
+    /// Plain text the framework printed, as it arrived (tcrunner's own
+    /// `Launching …` line too).
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()>;
+
+    /// Hands what was written so far on to the reader (the loop calls it
+    /// whenever no input is waiting).
+    fn flush(&mut self) -> io::Result<()>;
+
+    /// The tree is closed: writes the end of the run and flushes.
+    fn finish(&mut self) -> io::Result<()>;
+}
+
+/// [`Output::test`] as the events it stands for, one by one.
+pub(crate) fn test_as_events(
+    out: &mut impl Output,
+    node: &Opened<'_>,
+    output: &[(Stream, String)],
+    result: &TestResult,
+) -> io::Result<()> {
+    out.event(TreeEvent::Started(node))?;
+    for (stream, text) in output.iter().filter(|(_, text)| !text.is_empty()) {
+        out.event(TreeEvent::Output {
+            node: Some(node),
+            stream: *stream,
+            text,
+        })?;
+    }
+    out.event(TreeEvent::Finished { node, result })
+}
