@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::frameworks::FrameworkName;
+
 /// Run pytest, jest or vitest and stream a live TeamCity service-message test tree.
 ///
 /// Without a subcommand, tcrunner runs the project's tests. It accepts PyCharm's
@@ -123,17 +125,6 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
-}
-
-/// A supported framework.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FrameworkName {
-    /// pytest (Python).
-    Pytest,
-    /// jest (JavaScript/TypeScript).
-    Jest,
-    /// vitest (JavaScript/TypeScript).
-    Vitest,
 }
 
 /// A report-file format `convert` reads.
