@@ -2,7 +2,8 @@
 
 PYTEST_DONT_REWRITE
 
-The reporter itself is ``_tcrunner_pytest`` beside this file. pytest compiles
+The reporter itself is ``_tcrunner_pytest`` beside this file, with the
+modules it imports (``_tcrunner_pytest_*``, one job each). pytest compiles
 a module named by ``-p`` through its assertion rewriter, and keeps that
 compiled code only where it may write bytecode: under
 ``PYTHONDONTWRITEBYTECODE`` (common in containers) it would parse and compile

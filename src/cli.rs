@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::frameworks::FrameworkName;
+
 /// Run pytest, jest or vitest and stream a live TeamCity service-message test tree.
 ///
 /// Without a subcommand, tcrunner runs the project's tests. It accepts PyCharm's
@@ -129,17 +131,6 @@ pub(crate) enum Dialect {
     Teamcity,
     /// No stream on stdout: only the files asked for (`--events-out`).
     None,
-}
-
-/// A supported framework.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FrameworkName {
-    /// pytest (Python).
-    Pytest,
-    /// jest (JavaScript/TypeScript).
-    Jest,
-    /// vitest (JavaScript/TypeScript).
-    Vitest,
 }
 
 /// A report-file format `convert` reads.

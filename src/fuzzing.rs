@@ -19,7 +19,7 @@ use tcrunner_protocol::{escape, unescape, Message, ParseEvent, Parser, ServiceMe
 use crate::cli::{CheckConfig, ConvertConfig, Dialect, InputFormat, OutputConfig, ReportInput};
 use crate::event::TestEvent;
 use crate::exit;
-use crate::frameworks::{Framework, Jest, Pytest, Request, Vitest};
+use crate::frameworks::{Framework, FrameworkName, Jest, Pytest, Request, Vitest};
 use crate::report::Pipeline;
 
 /// The push parser: the same events whatever the chunking, positions that
@@ -294,8 +294,8 @@ pub fn targets(data: &[u8]) {
             targets,
             ..Request::default()
         };
-        for framework in [&Pytest as &dyn Framework, &Jest, &Vitest] {
-            let _ = framework.launch(&request(targets.clone()));
+        for name in <FrameworkName as clap::ValueEnum>::value_variants() {
+            let _ = name.framework().launch(&request(targets.clone()));
         }
         for target in &targets {
             let one = request(vec![target.clone()]);

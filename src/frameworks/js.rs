@@ -9,13 +9,35 @@
 //! vitest pattern accepts both).
 use std::path::{Path, PathBuf};
 
-use super::{os_args, test_timeout_env, write_runner, Framework, Launch, Request, SetupError};
-use crate::cli::FrameworkName;
+use super::{
+    os_args, test_timeout_env, write_runner, Framework, FrameworkName, Launch, Request, SetupError,
+};
 use crate::process::Spec;
-use crate::runners::Runner;
+use crate::runners::{runner, Runner};
 
 pub(crate) struct Jest;
 pub(crate) struct Vitest;
+
+/// What the jest and vitest reporters share, loaded from their folder.
+const COMMON: Runner = runner!("tcrunner-common.cjs");
+
+/// The reporter jest loads with `--reporters`.
+const JEST_REPORTER: Runner = runner!("tcrunner-jest.cjs", [COMMON]);
+
+/// The reporter vitest loads with `--reporter`, and the test runner it
+/// gives vitest's workers.
+const VITEST_REPORTER: Runner = Runner {
+    // vitest loads a reporter, and its workers their runner, through vite's
+    // transform unless the file is under a node_modules folder; there they
+    // are imported natively, as vitest itself is: no transform of the
+    // reporter in the main process (a tenth of a second of CPU) nor of the
+    // runner in every worker, and one copy of vitest's modules.
+    folder: "node_modules",
+    ..runner!(
+        "tcrunner-vitest.mjs",
+        [COMMON, runner!("tcrunner-vitest-runner.mjs")]
+    )
+};
 
 /// Whether the folder `path` of the project holds JS test files
 /// (`*.test.*`, `*.spec.*`) within three levels.
@@ -412,9 +434,13 @@ impl Framework for Jest {
         "jest"
     }
 
+    fn runner(&self) -> Runner {
+        JEST_REPORTER
+    }
+
     fn launch(&self, request: &Request) -> Result<Launch, SetupError> {
         let plan = plan(request, "jest", "jest")?;
-        let runner = write_runner(Runner::Jest)?;
+        let runner = write_runner(self.runner())?;
         // No --testLocationInResults: it costs jest about 12% CPU (a
         // source-mapped call site per test) and the reporter takes lines from
         // its own scan of the test file, as it must for a test it declares at
@@ -470,10 +496,6 @@ impl Framework for Jest {
             )
         })
     }
-
-    fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
-        None
-    }
 }
 
 impl Framework for Vitest {
@@ -481,9 +503,13 @@ impl Framework for Vitest {
         "vitest"
     }
 
+    fn runner(&self) -> Runner {
+        VITEST_REPORTER
+    }
+
     fn launch(&self, request: &Request) -> Result<Launch, SetupError> {
         let plan = plan(request, "vitest", "vitest")?;
-        let runner = write_runner(Runner::Vitest)?;
+        let runner = write_runner(self.runner())?;
         // No --includeTaskLocation: it costs vitest about 14% CPU; the
         // reporter scans the test files for lines instead.
         // Files and path filters first, as for jest.
@@ -534,10 +560,6 @@ impl Framework for Vitest {
     fn informational(&self, raw: &[String]) -> bool {
         // After `run`, vitest's `--version` is no answer: the run goes on.
         raw.iter().any(|a| a == "-h" || a == "--help")
-    }
-
-    fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
-        None
     }
 }
 

@@ -2,15 +2,16 @@
 //!
 //! Each module turns the validated what-to-run request into a command line
 //! for the project's own framework, with our reporter from `runners/` loaded
-//! into it. Nothing here formats service messages: the reporters send events
-//! over the side channel and the tree does the rest.
+//! into it, and answers what the run loop needs to know of the framework
+//! (what its exit codes and its reporter's first events mean). Nothing here
+//! formats service messages: the reporters send events over the side channel
+//! and the tree does the rest.
 mod js;
 mod pytest;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::cli::FrameworkName;
 use crate::process::Spec;
 use crate::runners::Runner;
 
@@ -19,7 +20,7 @@ pub(crate) use pytest::Pytest;
 
 /// The per-test limit (`--timeout`) for our reporters, in seconds as the
 /// user typed them (`1`, `0.5`). pytest's plugin enforces it with an alarm
-/// (`_Alarm` in `runners/_tcrunner_pytest.py`) and echoes it in `timed out
+/// (`_Alarm` in `runners/_tcrunner_pytest_timeout.py`) and echoes it in `timed out
 /// after N s`; vitest's runner then sends each test's start before its body
 /// runs (`runners/tcrunner-vitest-runner.mjs`).
 const TEST_TIMEOUT_VAR: &str = "TCRUNNER_TEST_TIMEOUT";
@@ -87,19 +88,33 @@ impl SetupError {
     }
 }
 
-/// One framework.
+/// One framework. The defaults are what the JavaScript frameworks share.
 pub(crate) trait Framework {
     /// The name users know it by.
     fn name(&self) -> &'static str;
+    /// The reporter of ours it loads, with the files that one loads from
+    /// its own folder; [`launch`](Self::launch) writes it out.
+    fn runner(&self) -> Runner;
     /// Builds the command line.
     fn launch(&self, request: &Request) -> Result<Launch, SetupError>;
     /// When the framework exited without reporting because it is not
     /// installed for `program` (its stderr says so), one line saying how to
-    /// install it.
-    fn missing_hint(&self, stderr: &str, program: &Path) -> Option<String>;
+    /// install it. By default nothing is recognised.
+    fn missing_hint(&self, _stderr: &str, _program: &Path) -> Option<String> {
+        None
+    }
     /// How the framework's own per-test time limit begins its failure
     /// message (after `Error: ` / `Failed: ` / `thrown: "` prefixes).
     fn timeout_prefix(&self) -> &'static str;
+    /// Whether a failure message is the framework's own per-test time limit
+    /// ([`timeout_prefix`](Self::timeout_prefix)), which the framework may
+    /// wrap as `Failed: …`, `Error: …` or `Error: thrown: "…"`.
+    fn is_timeout_message(&self, message: &str) -> bool {
+        let message = message.strip_prefix("Failed: ").unwrap_or(message);
+        let message = message.strip_prefix("Error: ").unwrap_or(message);
+        let message = message.strip_prefix("thrown: \"").unwrap_or(message);
+        message.starts_with(self.timeout_prefix())
+    }
     /// The line in which the framework said it found no tests, when it
     /// exits that way before loading reporters.
     fn no_tests_line(&self, _stdout: &str) -> Option<String> {
@@ -116,32 +131,104 @@ pub(crate) trait Framework {
     fn informational(&self, _raw: &[String]) -> bool {
         false
     }
-}
-
-/// The supported frameworks.
-pub(crate) enum Any {
-    Pytest(Pytest),
-    Jest(Jest),
-    Vitest(Vitest),
-}
-
-impl Any {
-    pub(crate) fn new(name: FrameworkName) -> Any {
-        match name {
-            FrameworkName::Pytest => Any::Pytest(Pytest),
-            FrameworkName::Jest => Any::Jest(Jest),
-            FrameworkName::Vitest => Any::Vitest(Vitest),
-        }
+    /// Whether our reporter sends its first events (`hello`, `live_output`)
+    /// as soon as the framework imports it, before the framework has parsed
+    /// its arguments (so that a usage error still finds it loaded): then
+    /// only the events after them show that it runs tests. By default the
+    /// reporter speaks once the framework has built it to run tests.
+    fn reports_on_import(&self) -> bool {
+        false
     }
+    /// Whether a run-level log line of our reporter says the framework
+    /// stopped the run on purpose outside any test; its exit code then
+    /// stands. By default no line says so.
+    fn stopped_on_purpose(&self, _log: &str) -> bool {
+        false
+    }
+    /// Whether exit code `code` is the framework's own word that the run as
+    /// a whole failed (not its tests): passed through as tcrunner's exit
+    /// code where no test ran. By default no code is.
+    fn run_failure_code(&self, _code: i32) -> bool {
+        false
+    }
+    /// Whether exit code `code` says the framework was interrupted and wound
+    /// down by itself: tests it left running are stopped, not crashed
+    /// under. By default no code says so.
+    fn interrupted(&self, _code: i32) -> bool {
+        false
+    }
+    /// Why the framework, after loading our reporter, ran nothing because
+    /// it refused to (rather than finding no tests), from its exit `code`
+    /// and `stderr`. By default: a nonzero code with an error on stderr
+    /// (an exception thrown by a global setup), and that error's own line
+    /// (`Error: boom`, `TypeError: …`) where there is one.
+    fn refusal(&self, code: i32, stderr: &str) -> Option<Refusal> {
+        if code == 0 || !stderr.contains("Error") {
+            return None;
+        }
+        Some(
+            thrown_error_line(stderr)
+                .map_or(Refusal::OnStderr, |line| Refusal::Threw(line.to_owned())),
+        )
+    }
+    /// An option that keeps our reporter from loading, to name as an example
+    /// when the framework exited 0 without it. By default none is named.
+    fn disabling_option(&self) -> Option<&'static str> {
+        None
+    }
+    /// Whether the ids our reporter gives tests are names the framework's
+    /// users know, to be shown as they are where tcrunner names a test. By
+    /// default they are the reporter's own, and a test is named by its path
+    /// in the tree instead.
+    fn users_know_ids(&self) -> bool {
+        false
+    }
+}
 
-    pub(crate) fn get(&self) -> &dyn Framework {
+/// Why a framework ran nothing on purpose: [`Framework::refusal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Its stderr says why: the line naming the error is shown.
+    OnStderr,
+    /// An error thrown while it set up: this line of its stderr.
+    Threw(String),
+}
+
+/// A JavaScript error's own line in `stderr` (`Error: boom`,
+/// `TypeError: …`), not the code frame vitest prints under it.
+fn thrown_error_line(stderr: &str) -> Option<&str> {
+    stderr.lines().map(str::trim).find(|line| {
+        line.split_once("Error: ")
+            .is_some_and(|(kind, _)| kind.chars().all(char::is_alphanumeric))
+    })
+}
+
+/// A supported framework: one variant per module, as `--framework` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FrameworkName {
+    /// pytest (Python).
+    Pytest,
+    /// jest (JavaScript/TypeScript).
+    Jest,
+    /// vitest (JavaScript/TypeScript).
+    Vitest,
+}
+
+impl FrameworkName {
+    /// The framework itself. Every other question about a framework goes
+    /// through [`Framework`].
+    pub(crate) fn framework(self) -> &'static dyn Framework {
         match self {
-            Any::Pytest(f) => f,
-            Any::Jest(f) => f,
-            Any::Vitest(f) => f,
+            FrameworkName::Pytest => &Pytest,
+            FrameworkName::Jest => &Jest,
+            FrameworkName::Vitest => &Vitest,
         }
     }
 }
+
+/// What [`detect`] looked for in a project where it found no framework.
+pub(crate) const NOT_DETECTED: &str =
+    "no pytest configuration or test_*.py files, no jest or vitest in package.json";
 
 /// Picks the framework from the project: JS dependencies and config files,
 /// then Python test configuration, then the kind of files asked for, then
@@ -250,22 +337,22 @@ fn is_js_file(path: &str) -> bool {
 pub(crate) fn write_runner(runner: Runner) -> Result<PathBuf, SetupError> {
     use std::hash::{Hash, Hasher};
     let files: Vec<Runner> = std::iter::once(runner)
-        .chain(runner.companions().iter().copied())
+        .chain(runner.companions.iter().copied())
         .collect();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     for file in &files {
-        file.source().hash(&mut hasher);
+        file.source.hash(&mut hasher);
     }
     // SAFETY: getuid cannot fail and has no memory effects.
     let uid = unsafe { libc::getuid() };
     let dir = std::env::temp_dir()
         .join(format!("tcrunner-{uid}"))
         .join(format!("{:016x}", hasher.finish()))
-        .join(runner.folder());
+        .join(runner.folder);
     for file in files {
-        write_file(&dir, file.file_name(), file.source())?;
+        write_file(&dir, file.file_name, file.source)?;
     }
-    Ok(dir.join(runner.file_name()))
+    Ok(dir.join(runner.file_name))
 }
 
 /// Writes `content` to `dir/file_name`, making `dir`, unless it is there already.
@@ -305,6 +392,84 @@ mod tests {
         }
         std::fs::create_dir_all(&dir).unwrap();
         dir
+    }
+
+    #[test]
+    fn in_framework_timeouts_are_recognised() {
+        let (pytest, jest, vitest) = (&Pytest as &dyn Framework, &Jest, &Vitest);
+        for (message, framework) in [
+            ("timed out after 2 s", pytest),
+            ("Failed: timed out after 0.5 s", pytest),
+            (
+                "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
+                jest,
+            ),
+            (
+                "Error: thrown: \"Exceeded timeout of 1000 ms for a test.\nAdd a timeout value\"",
+                jest,
+            ),
+            ("Error: Test timed out in 2000ms.", vitest),
+        ] {
+            assert!(framework.is_timeout_message(message), "{message}");
+        }
+        for (message, framework) in [
+            ("assert 1 == 2", pytest),
+            ("Error: boom", jest),
+            ("a test that timed out after all", pytest),
+            ("timed out after 2 s", vitest),
+        ] {
+            assert!(!framework.is_timeout_message(message), "{message}");
+        }
+    }
+
+    /// What the run loop learns of each framework's exit codes and events:
+    /// pytest's own codes and plugin, the JavaScript frameworks' defaults.
+    #[test]
+    fn each_framework_says_what_its_codes_and_events_mean() {
+        use clap::ValueEnum as _;
+        for name in FrameworkName::value_variants() {
+            let framework = name.framework();
+            let pytest = *name == FrameworkName::Pytest;
+            assert_eq!(framework.name(), format!("{name:?}").to_lowercase());
+            assert_eq!(framework.reports_on_import(), pytest, "{name:?}");
+            assert_eq!(framework.users_know_ids(), pytest, "{name:?}");
+            assert_eq!(
+                framework.stopped_on_purpose("pytest.exit: giving up"),
+                pytest,
+                "{name:?}"
+            );
+            assert!(!framework.stopped_on_purpose("a warning"), "{name:?}");
+            for code in [0, 1, 5, 130] {
+                assert!(!framework.run_failure_code(code), "{name:?} {code}");
+                assert!(!framework.interrupted(code), "{name:?} {code}");
+            }
+            for code in 2..=4 {
+                assert_eq!(framework.run_failure_code(code), pytest, "{name:?} {code}");
+            }
+            assert_eq!(framework.interrupted(2), pytest, "{name:?}");
+            assert!(!framework.interrupted(3), "{name:?}");
+            assert_eq!(
+                framework.disabling_option(),
+                pytest.then_some("-p no:tcrunner_pytest")
+            );
+            let thrown = "\n  Error: boom\n   at setup.ts:3\n";
+            let usage = "ERROR: not found: tests/test_a.py::nope\n";
+            if pytest {
+                assert_eq!(framework.refusal(4, usage), Some(Refusal::OnStderr));
+                assert_eq!(framework.refusal(1, thrown), None);
+            } else {
+                assert_eq!(
+                    framework.refusal(1, thrown),
+                    Some(Refusal::Threw("Error: boom".into()))
+                );
+                assert_eq!(
+                    framework.refusal(1, "Error\n  at setup.ts:3\n"),
+                    Some(Refusal::OnStderr)
+                );
+                assert_eq!(framework.refusal(0, thrown), None);
+                assert_eq!(framework.refusal(4, usage), None);
+            }
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (pycharm-and-teamcity-protocol §1.1-1.3), run with the project's own
 //! interpreter and our plugin loaded with `-p tcrunner_pytest`
 //! (`runners/tcrunner_pytest.py`, which imports the reporter
-//! `runners/_tcrunner_pytest.py`).
+//! `runners/_tcrunner_pytest.py` and its parts, `_tcrunner_pytest_*.py`).
 //!
 //! Checked against pytest 8.4 and 9.x. Targets accepted:
 //! - `tests/test_a.py::TestX.test_one` (PyCharm's form: dots after `::`
@@ -16,12 +16,32 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{
-    holds_file, os_args, test_timeout_env, write_runner, Framework, Launch, Request, SetupError,
+    holds_file, os_args, test_timeout_env, write_runner, Framework, Launch, Refusal, Request,
+    SetupError,
 };
 use crate::process::Spec;
-use crate::runners::Runner;
+use crate::runners::{runner, Runner};
 
 pub(crate) struct Pytest;
+
+/// The module pytest loads with `-p`: a few lines that import the reporter
+/// beside it, whose bytecode is then cached (see the module's docstring).
+const PLUGIN: Runner = runner!(
+    "tcrunner_pytest.py",
+    [
+        runner!("_tcrunner_pytest.py"),
+        runner!("_tcrunner_pytest_channel.py"),
+        runner!("_tcrunner_pytest_common.py"),
+        runner!("_tcrunner_pytest_nodes.py"),
+        runner!("_tcrunner_pytest_probe.py"),
+        runner!("_tcrunner_pytest_reporter.py"),
+        runner!("_tcrunner_pytest_timeout.py"),
+    ]
+);
+
+/// How the plugin's log line for a `pytest.exit()` outside any test begins
+/// (`_PYTEST_EXIT` in `runners/_tcrunner_pytest_reporter.py`).
+const PYTEST_EXIT: &str = "pytest.exit: ";
 
 /// Set when tcrunner added `--continue-on-collection-errors`, which the
 /// plugin turns off again when the project's `addopts` stop early.
@@ -249,6 +269,10 @@ impl Framework for Pytest {
         "pytest"
     }
 
+    fn runner(&self) -> Runner {
+        PLUGIN
+    }
+
     fn launch(&self, request: &Request) -> Result<Launch, SetupError> {
         if !request.paths.is_empty() && !request.targets.is_empty() {
             return Err(SetupError::unsupported(
@@ -256,7 +280,7 @@ impl Framework for Pytest {
                 "cannot be combined with --path (pass the folders and files as --path, or the tests as --target)",
             ));
         }
-        let runner = write_runner(Runner::Pytest)?;
+        let runner = write_runner(self.runner())?;
         let runner_dir = runner
             .parent()
             .expect("written into a folder")
@@ -378,7 +402,7 @@ impl Framework for Pytest {
     }
 
     fn timeout_prefix(&self) -> &'static str {
-        // The plugin's alarm (runners/_tcrunner_pytest.py).
+        // The plugin's alarm (runners/_tcrunner_pytest_timeout.py).
         "timed out after "
     }
 
@@ -389,6 +413,42 @@ impl Framework for Pytest {
                 program.display()
             )
         })
+    }
+
+    /// The plugin says hello on import, before pytest parses its arguments,
+    /// so a usage error still gets one; `live_output` follows at configure.
+    fn reports_on_import(&self) -> bool {
+        true
+    }
+
+    /// `pytest.exit()` outside any test (say in a conftest).
+    fn stopped_on_purpose(&self, log: &str) -> bool {
+        log.starts_with(PYTEST_EXIT)
+    }
+
+    /// Interrupted (2), internal error (3), usage error (4).
+    fn run_failure_code(&self, code: i32) -> bool {
+        matches!(code, 2..=4)
+    }
+
+    /// A KeyboardInterrupt: a test raised it, or a Ctrl-C reached pytest
+    /// alone.
+    fn interrupted(&self, code: i32) -> bool {
+        code == 2
+    }
+
+    /// A usage error: `ERROR: not found: …` for a target that names no test.
+    fn refusal(&self, code: i32, _stderr: &str) -> Option<Refusal> {
+        (code == 4).then_some(Refusal::OnStderr)
+    }
+
+    fn disabling_option(&self) -> Option<&'static str> {
+        Some("-p no:tcrunner_pytest")
+    }
+
+    /// Node ids.
+    fn users_know_ids(&self) -> bool {
+        true
     }
 }
 

@@ -3,21 +3,10 @@
 use std::io::{self, Write};
 
 use crate::event::{Outcome, TestEvent, TestResult};
+use crate::frameworks::Framework;
 use crate::process::describe;
 
 use crate::report::Pipeline;
-
-/// Whether a failure message is the framework's own per-test time limit
-/// (`prefix`, from [`Framework::timeout_prefix`]), which the framework may
-/// wrap as `Failed: …`, `Error: …` or `Error: thrown: "…"`.
-///
-/// [`Framework::timeout_prefix`]: crate::frameworks::Framework::timeout_prefix
-pub(super) fn is_timeout_message(message: &str, prefix: &str) -> bool {
-    let message = message.strip_prefix("Failed: ").unwrap_or(message);
-    let message = message.strip_prefix("Error: ").unwrap_or(message);
-    let message = message.strip_prefix("thrown: \"").unwrap_or(message);
-    message.starts_with(prefix)
-}
 
 /// A failed test `<name> did not start` saying why: an IDE user sees the
 /// tree, not stderr.
@@ -66,28 +55,18 @@ pub(super) fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     tail.drain(..excess);
 }
 
-/// A JavaScript error's own line in `stderr` (`Error: boom`,
-/// `TypeError: …`), not the code frame vitest prints under it.
-pub(super) fn thrown_error_line(stderr: &str) -> Option<&str> {
-    stderr.lines().map(str::trim).find(|line| {
-        line.split_once("Error: ")
-            .is_some_and(|(kind, _)| kind.chars().all(char::is_alphanumeric))
-    })
-}
-
 /// One line saying why the framework never reported.
 pub(super) fn framework_hint(
-    name: &str,
+    framework: &dyn Framework,
     stderr_tail: &[u8],
     status: Option<std::process::ExitStatus>,
 ) -> String {
+    let name = framework.name();
     let stderr = String::from_utf8_lossy(stderr_tail);
     if status.and_then(|s| s.code()) == Some(0) {
-        let example = if name == "pytest" {
-            " such as `-p no:tcrunner_pytest`"
-        } else {
-            ""
-        };
+        let example = framework
+            .disabling_option()
+            .map_or_else(String::new, |option| format!(" such as `{option}`"));
         return format!(
             "{name} exited with code 0 but tcrunner's reporter inside it never reported: it was not loaded (disabled by an option{example}, or by a plugin)"
         );
@@ -104,7 +83,7 @@ pub(super) fn framework_hint(
         .rposition(|l| l.to_lowercase().contains("error"))
         .or(lines.len().checked_sub(1));
     match at {
-        // A heading such as jest's `● Validation Error:` needs its next line.
+        // A heading (`● Validation Error:`) needs its next line.
         Some(i) if lines[i].ends_with(':') && i + 1 < lines.len() => {
             format!(
                 "{name} {how} before reporting any test: {} {}",
@@ -119,41 +98,7 @@ pub(super) fn framework_hint(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::run::secs;
-
-    #[test]
-    fn in_framework_timeouts_are_recognised() {
-        use crate::frameworks::{Framework, Jest, Pytest, Vitest};
-        let (pytest, jest, vitest) = (
-            Pytest.timeout_prefix(),
-            Jest.timeout_prefix(),
-            Vitest.timeout_prefix(),
-        );
-        for (message, prefix) in [
-            ("timed out after 2 s", pytest),
-            ("Failed: timed out after 0.5 s", pytest),
-            (
-                "Exceeded timeout of 2000 ms for a test.\nAdd a timeout value to this test",
-                jest,
-            ),
-            (
-                "Error: thrown: \"Exceeded timeout of 1000 ms for a test.\nAdd a timeout value\"",
-                jest,
-            ),
-            ("Error: Test timed out in 2000ms.", vitest),
-        ] {
-            assert!(is_timeout_message(message, prefix), "{message}");
-        }
-        for (message, prefix) in [
-            ("assert 1 == 2", pytest),
-            ("Error: boom", jest),
-            ("a test that timed out after all", pytest),
-            ("timed out after 2 s", vitest),
-        ] {
-            assert!(!is_timeout_message(message, prefix), "{message}");
-        }
-    }
 
     #[test]
     fn seconds_read_as_typed() {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::cli::{OutputConfig, RunConfig};
 use crate::exit;
-use crate::frameworks::{self, Any, Request, SetupError};
+use crate::frameworks::{self, Request, SetupError};
 use crate::process::Child;
 
 use crate::report::{self, Pipeline};
@@ -30,11 +30,10 @@ const LEAK_TIMEOUT: Duration = Duration::from_secs(1);
 const LEAK_CAP: Duration = Duration::from_secs(10);
 
 /// How much longer than `--timeout` a test may run before tcrunner stops
-/// the run itself. The framework enforces the limit first, in-process (jest
-/// and vitest `--testTimeout`, the pytest plugin's alarm from
-/// `TCRUNNER_TEST_TIMEOUT`, set by the pytest launcher), which fails only
-/// that test and lets the run go on; this is the backstop for a test nothing can interrupt (a busy loop, a
-/// blocked signal, a call into C).
+/// the run itself. The framework enforces the limit first, in-process (as
+/// each framework's launch asks it to), which fails only that test and lets
+/// the run go on; this is the backstop for a test nothing can interrupt (a
+/// busy loop, a blocked signal, a call into C).
 const BACKSTOP: Duration = Duration::from_secs(2);
 
 /// The longest the run loop sleeps, so it notices a vanished consumer even
@@ -127,8 +126,9 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         Some(name) => name,
         None => frameworks::detect(&project, &raw.paths, &raw.targets).ok_or_else(|| {
             RunError::Usage(format!(
-                "cannot tell which framework {} uses (no pytest configuration or test_*.py files, no jest or vitest in package.json): pass --framework",
-                project.display()
+                "cannot tell which framework {} uses ({}): pass --framework",
+                project.display(),
+                frameworks::NOT_DETECTED
             ))
         })?,
     };
@@ -147,8 +147,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             "--grace-period: must be zero or a positive number of seconds".into(),
         ));
     }
-    let framework = Any::new(framework);
-    let framework = framework.get();
+    let framework = framework.framework();
     let collect_only = raw.collect_only || framework.collects_only(&raw.raw);
     let informational = framework.informational(&raw.raw);
     let request = Request {
@@ -211,7 +210,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         session_secs: raw.session_timeout.unwrap_or(0.0),
         grace: Duration::from_secs_f64(raw.grace_period),
     };
-    let mut state = State::new(framework.name(), framework.timeout_prefix());
+    let mut state = State::new(framework);
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
         Ok(ending) => ending,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,
@@ -225,7 +224,6 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         &mut child,
         &mut pipeline,
         &limits,
-        framework,
         &launch.spec.program,
     );
     // Finished whatever happened to the stream: the files get their end.
@@ -240,7 +238,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     if ending == Ending::OutputGone {
         return Ok(quiet_exit());
     }
-    Ok(state.exit_code(ending, &summary, framework, limits.runs_no_tests()))
+    Ok(state.exit_code(ending, &summary, limits.runs_no_tests()))
 }
 
 /// A program given as a path is made absolute (the framework runs in the

@@ -6,15 +6,13 @@ use std::time::{Duration, Instant};
 
 use crate::event::{LogLevel, TestEvent};
 use crate::exit;
-use crate::frameworks::Framework;
+use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
 use crate::report::{Pipeline, Summary};
 
-use super::diagnose::{
-    did_not_start, fail, framework_hint, is_timeout_message, keep_tail, thrown_error_line,
-};
+use super::diagnose::{did_not_start, fail, framework_hint, keep_tail};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -36,13 +34,13 @@ impl Limits {
 }
 
 pub(super) struct State {
+    /// What the framework's exit codes and events mean.
+    framework: &'static dyn Framework,
     /// The framework's name, for messages.
     name: &'static str,
-    /// How the framework's own per-test time limit words its failures.
-    timeout_prefix: &'static str,
     status: Option<std::process::ExitStatus>,
-    /// Our reporter is known to run: it sent an event (for pytest, one
-    /// beyond `hello`, which the plugin sends on import).
+    /// Our reporter is known to run: it sent an event (beyond those it sends
+    /// on import, [`Framework::reports_on_import`]).
     reported: bool,
     /// Start times of running tests, by source id.
     running: FastMap<String, Instant>,
@@ -65,20 +63,16 @@ pub(super) struct State {
     setup_failure: Option<String>,
     /// It never loaded because it is not installed.
     unavailable: bool,
-    /// pytest stopped the run on purpose outside any test
-    /// (`pytest.exit()`, say in a conftest): its exit code stands.
+    /// The framework stopped the run on purpose outside any test
+    /// ([`Framework::stopped_on_purpose`]): its exit code stands.
     stopped_on_purpose: bool,
 }
 
-/// How the pytest plugin's log line for a `pytest.exit()` outside any test
-/// begins (`_PYTEST_EXIT` in `runners/_tcrunner_pytest.py`).
-const PYTEST_EXIT: &str = "pytest.exit: ";
-
 impl State {
-    pub(super) fn new(name: &'static str, timeout_prefix: &'static str) -> State {
+    pub(super) fn new(framework: &'static dyn Framework) -> State {
         State {
-            name,
-            timeout_prefix,
+            framework,
+            name: framework.name(),
             status: None,
             reported: false,
             running: FastMap::default(),
@@ -230,17 +224,12 @@ impl State {
                 return Ok(());
             }
         };
-        // pytest's plugin says hello on import, before pytest parses its
-        // arguments (so a usage error still gets one); jest's and vitest's
-        // reporters say it once the framework has built them to run tests.
-        let hello_only = matches!(event, TestEvent::Hello { .. } | TestEvent::LiveOutput)
-            && self.name == "pytest";
-        self.reported |= !hello_only;
+        let on_import = matches!(event, TestEvent::Hello { .. } | TestEvent::LiveOutput)
+            && self.framework.reports_on_import();
+        self.reported |= !on_import;
         match &event {
             TestEvent::Hello { .. } | TestEvent::LiveOutput => {}
-            TestEvent::Log { text, .. }
-                if self.name == "pytest" && text.starts_with(PYTEST_EXIT) =>
-            {
+            TestEvent::Log { text, .. } if self.framework.stopped_on_purpose(text) => {
                 self.stopped_on_purpose = true;
             }
             TestEvent::Started { id } => {
@@ -254,7 +243,7 @@ impl State {
                     && result
                         .message
                         .as_deref()
-                        .is_some_and(|m| is_timeout_message(m, self.timeout_prefix))
+                        .is_some_and(|m| self.framework.is_timeout_message(m))
                 {
                     self.framework_timeouts += 1;
                 }
@@ -303,10 +292,9 @@ impl State {
         child: &mut Child,
         pipeline: &mut Pipeline<W>,
         limits: &Limits,
-        framework: &dyn Framework,
         program: &Path,
     ) -> io::Result<()> {
-        let name = self.name;
+        let (framework, name) = (self.framework, self.name);
         let mut grace = limits.grace;
         // Tests that ran out of time, and why: failed once the framework has stopped.
         let mut timed_out = None;
@@ -364,7 +352,7 @@ impl State {
         }
         if ending != Ending::Exited {
             // Text still arriving is kept, and so is the output the running
-            // tests send as they are stopped (what pytest's capture held);
+            // tests send as they are stopped (what the framework's capture held);
             // other events are not: the tests that were running get the
             // verdict below, or are closed as stopped.
             let mut text = Vec::new();
@@ -407,30 +395,21 @@ impl State {
             let stderr = String::from_utf8_lossy(&self.stderr_tail);
             let missing = framework.missing_hint(&stderr, program);
             self.unavailable = missing.is_some();
-            let hint =
-                missing.unwrap_or_else(|| framework_hint(name, &self.stderr_tail, self.status));
+            let hint = missing
+                .unwrap_or_else(|| framework_hint(framework, &self.stderr_tail, self.status));
             self.did_not_start(pipeline, hint)?;
         }
         Ok(())
     }
 
     /// Why the framework refused to run anything after our reporter loaded,
-    /// if it did, rather than finding no tests: pytest's usage error
-    /// (`ERROR: not found: …` for a target that names no test), or a JS
-    /// framework failing with an error on stderr (a vitest `globalSetup`
-    /// that throws).
+    /// if it did, rather than finding no tests ([`Framework::refusal`]).
     fn refusal(&self) -> Option<String> {
         let code = self.status.and_then(|s| s.code())?;
-        if self.name == "pytest" {
-            return (code == 4).then(|| framework_hint(self.name, &self.stderr_tail, self.status));
-        }
         let stderr = String::from_utf8_lossy(&self.stderr_tail);
-        if code == 0 || !stderr.contains("Error") {
-            return None;
-        }
-        Some(match thrown_error_line(&stderr) {
-            Some(line) => format!("{} failed before running any test: {line}", self.name),
-            None => framework_hint(self.name, &self.stderr_tail, self.status),
+        Some(match self.framework.refusal(code, &stderr)? {
+            Refusal::Threw(line) => format!("{} failed before running any test: {line}", self.name),
+            Refusal::OnStderr => framework_hint(self.framework, &self.stderr_tail, self.status),
         })
     }
 
@@ -457,9 +436,9 @@ impl State {
         };
         let name = self.name;
         let running = pipeline.running_tests();
-        // stderr has faulthandler's traceback; stdout what a plugin said
-        // before it ended pytest (pytest-timeout's thread method dumps the
-        // stacks there, then calls os._exit).
+        // stderr may hold the crash's traceback; stdout what a plugin said
+        // before it ended the framework (a timeout plugin that dumps the
+        // stacks there, then exits at once).
         let said: Vec<String> = [("stderr", &self.stderr_tail), ("stdout", &self.stdout_tail)]
             .into_iter()
             .filter_map(|(stream, tail)| {
@@ -468,21 +447,19 @@ impl State {
             })
             .collect();
         let details = (!said.is_empty()).then(|| said.join("\n\n"));
-        if !running.is_empty() && name == "pytest" && status.code() == Some(2) {
-            // pytest's own "interrupted": a KeyboardInterrupt (a test raised
-            // it, or a Ctrl-C reached pytest alone). It wound down and said
-            // so; the tests it left are stopped, not crashed under.
-            let text = format!("pytest was interrupted during {}", running.join(", "));
+        if !running.is_empty() && status.code().is_some_and(|c| self.framework.interrupted(c)) {
+            // The framework's own "interrupted": it wound down and said so;
+            // the tests it left are stopped, not crashed under.
+            let text = format!("{name} was interrupted during {}", running.join(", "));
             tell(pipeline, LogLevel::Warning, text)?;
         } else if !running.is_empty() {
             self.crashed = true;
             let why = format!("{name} {} during this test", describe(status));
-            // pytest's ids are the node ids its users know; other ids are
-            // the reporter's own.
+            let known = self.framework.users_know_ids();
             let shown: Vec<String> = running
                 .iter()
                 .map(|id| match pipeline.path_of(id) {
-                    Some(path) if name != "pytest" => path,
+                    Some(path) if !known => path,
                     _ => id.clone(),
                 })
                 .collect();
@@ -498,13 +475,7 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn exit_code(
-        &self,
-        ending: Ending,
-        summary: &Summary,
-        framework: &dyn Framework,
-        runs_no_tests: bool,
-    ) -> i32 {
+    pub(super) fn exit_code(&self, ending: Ending, summary: &Summary, runs_no_tests: bool) -> i32 {
         if let Some((signal, _)) = self.signalled {
             return exit::SIGNAL_BASE + signal;
         }
@@ -532,23 +503,18 @@ impl State {
         if self.stopped_on_purpose {
             return code;
         }
-        // pytest's own "the run itself failed" codes: interrupted, internal
-        // error, usage error.
-        let pytest_own = framework.name() == "pytest" && matches!(code, 2..=4);
+        // The framework's own "the run itself failed" codes.
+        let own = self.framework.run_failure_code(code);
         if self.setup_failure.is_some() {
             if self.unavailable {
                 return exit::FRAMEWORK_UNAVAILABLE;
             }
             // The framework refused to start (bad arguments, broken config)
             // and said why in its own code, or it ran without our reporter.
-            return if pytest_own {
-                code
-            } else {
-                exit::REPORTER_FAILED
-            };
+            return if own { code } else { exit::REPORTER_FAILED };
         }
         if summary.total() == 0 && !runs_no_tests {
-            return if pytest_own || code == 0 {
+            return if own || code == 0 {
                 code
             } else {
                 exit::NO_TESTS
