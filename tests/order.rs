@@ -14,7 +14,7 @@ use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use util::{leftovers, Project, Run, Tcrunner};
+use util::{leftovers, node_modules, Project, Run, Tcrunner};
 
 /// Generous: a loaded two-core machine must never hit it.
 const LIMIT: Duration = Duration::from_secs(180);
@@ -101,4 +101,76 @@ fn pytest_summary_comes_after_the_last_test_with_capture_off() {
     run.assert_code(0);
     assert_after_last_test(&run, "printed by the last test", "test_first");
     assert_after_last_test(&run, "2 passed in ", "test_last");
+}
+
+/// A copy of `tests/fixtures/order/<fixture>` that uses the install `name`
+/// of target/node.
+fn node_project(fixture: &str, name: &str) -> Project {
+    let modules = node_modules(name)
+        .unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
+    Project::copy(&format!("order/{fixture}")).link_node_modules(&modules)
+}
+
+/// jest prints its coverage table after our reporter's last events.
+fn jest_coverage_comes_after_the_last_tests_messages(name: &str) {
+    let project = node_project("jest", name);
+    let run = run_held(
+        Tcrunner::new(project.path()).args(["--", "--coverage"]),
+        project.path(),
+        "last",
+    );
+    run.assert_code(0);
+    assert_after_last_test(&run, "printed by the last test", "first");
+    assert_after_last_test(&run, "All files", "last");
+}
+
+#[test]
+fn jest29_coverage_comes_after_the_last_tests_messages() {
+    jest_coverage_comes_after_the_last_tests_messages("jest29");
+}
+
+#[test]
+fn jest30_coverage_comes_after_the_last_tests_messages() {
+    jest_coverage_comes_after_the_last_tests_messages("jest30");
+}
+
+/// vitest's own reporters asked for after `--` print after ours: `json`
+/// its report (or where it wrote it), `dot` its summary.
+fn vitest_reports_come_after_the_last_tests_messages(name: &str) {
+    // vitest 5 writes the json report to a file and says where.
+    let json = if name == "vitest5" {
+        "JSON report written to"
+    } else {
+        "\"numTotalTestSuites\""
+    };
+    for (reporter, closing) in [("json", json), ("dot", "Test Files")] {
+        let project = node_project("vitest", name);
+        let mut tcrunner = Tcrunner::new(project.path());
+        if name == "vitest5" {
+            let node =
+                util::node22().expect("target/node/node22 missing: run scripts/setup-node.sh");
+            tcrunner.arg("--node").arg(node);
+        }
+        let reporter = format!("--reporter={reporter}");
+        let run = run_held(tcrunner.args(["--", &reporter]), project.path(), "last");
+        run.assert_code(0);
+        let out = run.message(&["##teamcity[testStdOut ", "printed by the last test"]);
+        assert!(out.contains(&run.node_id("last")), "{out}");
+        assert_after_last_test(&run, closing, "last");
+    }
+}
+
+#[test]
+fn vitest3_reports_come_after_the_last_tests_messages() {
+    vitest_reports_come_after_the_last_tests_messages("vitest3");
+}
+
+#[test]
+fn vitest4_reports_come_after_the_last_tests_messages() {
+    vitest_reports_come_after_the_last_tests_messages("vitest4");
+}
+
+#[test]
+fn vitest5_reports_come_after_the_last_tests_messages() {
+    vitest_reports_come_after_the_last_tests_messages("vitest5");
 }
