@@ -812,6 +812,8 @@ class _Reporter(_Plugin):
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
         self.writer.flush()
+        # pytest's own hooks print the summary after this one.
+        self.writer.sync()
 
     def pytest_unconfigure(self, config):
         self.writer.flush()

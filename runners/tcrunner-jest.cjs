@@ -410,6 +410,8 @@ class TcrunnerJestReporter {
     }
     const err = results && results.runExecError;
     if (err) this._sink.send({ ev: 'log', level: 'error', text: stripAnsi(err.message || err.stack || String(err)) });
+    // Reporters after ours (coverage) and jest itself (--json) print after this.
+    this._sink.sync();
   }
 
   /** A path relative to the root dir, with `/`. */

@@ -330,6 +330,8 @@ export default class TcrunnerVitestReporter {
       if (origin.length) failure.details += `\n\n${origin.join(' ')}`;
       this.sink.send(node, { ev: 'finished', id, duration_ms: 0, ...failure });
     });
+    // Reporters after ours (`json`, `dot`) and coverage print after this.
+    this.sink.sync();
   }
 
   endModule(module) {

@@ -23,6 +23,16 @@
 //! another run) is only text. The frames' bytes, joined, are the event
 //! lines; the one pipe keeps the exact order, and they are taken out of
 //! the text here.
+//!
+//! The converse, events before the text written after them, needs a point
+//! that both orders share. A frame with no bytes is one: our reporters
+//! write it into stdout after their last event line, before the framework
+//! prints its closing text (pytest's summary, a coverage table). Every
+//! event line written before the frame is in the event pipe when the frame
+//! is read, so there the stdout after it waits, the event pipe is read
+//! until it is empty, and only then does that text follow. Draining text
+//! before an event line cannot pull it in front, however late the two
+//! pipes are read: the drain stops at the frame.
 use std::collections::VecDeque;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -90,6 +100,9 @@ pub(super) struct Reader {
     inband_open: Vec<u8>,
     /// Event bytes from frames, up to the end of a line.
     inband_line: Vec<u8>,
+    /// An empty frame was read: the stdout after it (in `inband`) waits
+    /// until the event pipe has been read dry ([`Reader::settle`]).
+    synced: bool,
     /// Since the last [`Reader::take_light_round`]: whether event bytes were
     /// read, and the largest single read from any pipe.
     read_events: bool,
@@ -124,6 +137,7 @@ impl Reader {
             inband: Vec::new(),
             inband_open: [INBAND_OPEN, key.as_bytes(), b";"].concat(),
             inband_line: Vec::new(),
+            synced: false,
             read_events: false,
             largest_read: 0,
         })
@@ -144,7 +158,22 @@ impl Reader {
             Kind::Stdout | Kind::Stderr => {
                 self.read_text(i, CHUNK, out);
             }
-            Kind::Events => self.read_events(out, true),
+            Kind::Events => {
+                self.read_events(out, true);
+            }
+        }
+        self.settle(out);
+    }
+
+    /// After an empty frame in stdout: the event lines written before it,
+    /// all in the event pipe by now, are passed on, then the stdout that
+    /// followed it. Text is not drained before those lines: what stdout
+    /// holds now was written after them.
+    fn settle(&mut self, out: &mut VecDeque<Input>) {
+        while self.synced {
+            self.synced = false;
+            while self.read_events(out, false) {}
+            self.split_stdout(0, out);
         }
     }
 
@@ -153,6 +182,7 @@ impl Reader {
     /// [`Child`](super::Child)'s pause).
     pub(super) fn read_gathered_events(&mut self, out: &mut VecDeque<Input>) {
         self.read_events(out, false);
+        self.settle(out);
     }
 
     /// Whether the reads since the last call took event lines in small
@@ -198,11 +228,16 @@ impl Reader {
 
     /// Passes on the `n` bytes of stdout in `buf`: text, and the event lines
     /// framed in it. A frame read in part waits for the rest, a line in
-    /// part for its next frames.
+    /// part for its next frames, and the text after an empty frame for
+    /// [`Reader::settle`].
     fn split_stdout(&mut self, n: usize, out: &mut VecDeque<Input>) {
         let fresh = &self.buf[..n];
+        if self.synced {
+            self.inband.extend_from_slice(fresh);
+            return;
+        }
         if self.inband.is_empty() && memchr::memchr(0x1b, fresh).is_none() {
-            out.push_back(Input::Stdout(fresh.to_vec()));
+            push_text(out, fresh);
             return;
         }
         let mut bytes = std::mem::take(&mut self.inband);
@@ -224,6 +259,12 @@ impl Reader {
             push_text(out, &rest[..open]);
             let body = &rest[open + opening.len()..];
             match memchr::memmem::find(body, INBAND_CLOSE) {
+                Some(0) => {
+                    // A sync point: what follows waits for the event pipe.
+                    self.inband = body[INBAND_CLOSE.len()..].to_vec();
+                    self.synced = true;
+                    break;
+                }
                 Some(end) => {
                     self.take_frame(&body[..end], out);
                     start += open + opening.len() + end + INBAND_CLOSE.len();
@@ -260,7 +301,7 @@ impl Reader {
                 continue;
             };
             let mut left = pending_bytes(fd);
-            while left > 0 {
+            while left > 0 && !self.synced {
                 let n = self.read_text(i, left, out);
                 if n == 0 {
                     break;
@@ -270,11 +311,12 @@ impl Reader {
         }
     }
 
-    /// Reads a chunk of event lines. With `drain`, text the other pipes
-    /// hold is passed on before the first line that is not a `started`.
-    fn read_events(&mut self, out: &mut VecDeque<Input>, drain: bool) {
+    /// Reads a chunk of event lines; returns whether there was one. With
+    /// `drain`, text the other pipes hold is passed on before the first
+    /// line that is not a `started`.
+    fn read_events(&mut self, out: &mut VecDeque<Input>, drain: bool) -> bool {
         let Some(n) = self.read(Self::EVENTS, CHUNK, out) else {
-            return;
+            return false;
         };
         if n == 0 {
             // End of the pipe: a last line without a newline still counts.
@@ -288,12 +330,13 @@ impl Reader {
                 out.push_back(Input::Event(line));
                 out.extend(closed);
             }
-            return;
+            return false;
         }
         // The chunk moves out of `buf`, which `drain_text` reads into.
         std::mem::swap(&mut self.buf, &mut self.events_buf);
         self.split_events(n, out, drain);
         std::mem::swap(&mut self.buf, &mut self.events_buf);
+        true
     }
 
     /// Passes on the lines of the `n` bytes in `events_buf`, keeping an
@@ -551,6 +594,38 @@ mod tests {
         writer.join().unwrap();
         assert!(finished);
         assert_eq!(text_before_finish, 1 << 20);
+    }
+
+    /// Text after an empty frame comes after every event line written
+    /// before the frame, though both wait when the reader comes (draining
+    /// text before the first line would pull it in front); text before
+    /// the frame still comes before those lines.
+    #[test]
+    fn text_after_an_empty_frame_waits_for_the_events_before_it() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, mut ev_w) = io::pipe().unwrap();
+        out_w.write_all(b"printed first\n").unwrap();
+        ev_w.write_all(b"{\"ev\":\"output\",\"id\":\"a\"}\n{\"ev\":\"finished\",\"id\":\"a\"}\n")
+            .unwrap();
+        out_w
+            .write_all(b"\x1b_tcrunner;k3y;\x1b\\2 passed\n")
+            .unwrap();
+        drop((out_w, err_w, ev_w));
+        let mut seen = Vec::new();
+        for input in read_all(out_r, err_r, ev_r) {
+            match input {
+                Input::Stdout(bytes) => seen.push(String::from_utf8(bytes).unwrap()),
+                Input::Event(line) => seen.push(format!("<{}>", String::from_utf8(line).unwrap())),
+                _ => {}
+            }
+        }
+        assert_eq!(
+            seen.concat(),
+            "printed first\n<{\"ev\":\"output\",\"id\":\"a\"}><{\"ev\":\"finished\",\"id\":\"a\"}>\
+             2 passed\n"
+        );
     }
 
     /// A last event line without its newline still counts, and comes
