@@ -10,7 +10,9 @@ use util::{output, tcrunner, Project};
 /// that two runs reporting into one build never share a flow: that prefix
 /// is the one thing a replay writes differently.
 fn without_flow_pids(stream: &[u8], pid: u32) -> String {
-    String::from_utf8_lossy(stream).replace(&format!("flowId='{pid}-"), "flowId='PID-")
+    String::from_utf8_lossy(stream)
+        .replace(&format!("flowId='{pid}-"), "flowId='PID-")
+        .replace(&format!("flowId='{pid}."), "flowId='PID.")
 }
 
 /// Runs `args` live with `--events-out`, then replays the recording in the
@@ -20,17 +22,20 @@ fn assert_replays(args: &[String], dialect: &str) -> (String, Vec<u8>) {
     let dir = util::path("target/tmp").join(util::unique("events"));
     std::fs::create_dir_all(&dir).unwrap();
     let recording = dir.join("run.jsonl");
-    let mut all: Vec<String> = args.to_vec();
+    // tcrunner's options before the framework's (after `--`).
+    let raw_at = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    let mut all: Vec<String> = args[..raw_at].to_vec();
     all.extend([
         "--format".into(),
         dialect.into(),
         "--events-out".into(),
         recording.to_string_lossy().into_owned(),
     ]);
+    all.extend_from_slice(&args[raw_at..]);
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let live = tcrunner(&all).output().unwrap();
     let live_pid = flow_pid(&live.stdout);
-    let replay = output(tcrunner(&[
+    let replay = output(&mut tcrunner(&[
         "convert",
         "--format",
         dialect,
@@ -212,7 +217,7 @@ fn format_none_writes_only_the_file() {
         String::from_utf8_lossy(&run.stdout)
     );
     assert_eq!(run.status.code(), Some(1), "the fixture has failing tests");
-    let replay = output(tcrunner(&["convert", recording.to_str().unwrap()]));
+    let replay = output(&mut tcrunner(&["convert", recording.to_str().unwrap()]));
     util::assert_clean(&replay.stdout);
     assert!(String::from_utf8_lossy(&replay.stdout).contains("testFailed"));
 }
@@ -259,7 +264,7 @@ fn a_malformed_recording_is_one_line_and_keeps_what_came_before() {
         ),
     )
     .unwrap();
-    let run = output(tcrunner(&["convert", file.to_str().unwrap()]));
+    let run = output(&mut tcrunner(&["convert", file.to_str().unwrap()]));
     assert_eq!(run.status.code(), Some(65));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

@@ -10,7 +10,9 @@ use super::output::{Opened, Output, TreeEvent};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use crate::event::{Stream, TestEvent, TestResult};
 
-/// What goes to stdout.
+/// What goes to stdout. One value per run, used by every event: kept
+/// inline, not boxed, so the hot path reaches the stream directly.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Primary<W: Write> {
     /// Service messages, in the configured dialect.
     Messages(SkipPassedOutput<ServiceMessages<W>>),
@@ -59,9 +61,8 @@ impl<W: Write> Outputs<W> {
     ) -> io::Result<()> {
         match &mut self.primary {
             Primary::Messages(stream) if self.stream_failed.is_none() => {
-                write(stream).map_err(|e| {
+                write(stream).inspect_err(|e| {
                     self.stream_failed = Some(io::Error::new(e.kind(), e.to_string()));
-                    e
                 })
             }
             Primary::Messages(_) | Primary::None => Ok(()),
