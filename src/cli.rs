@@ -12,7 +12,7 @@ use crate::frameworks::FrameworkName;
 /// what-to-run arguments (--path, --target, --offset, then `--` and raw
 /// framework arguments) and writes `##teamcity[...]` messages to stdout.
 #[derive(Debug, Parser)]
-#[command(name = "tcrunner", version, args_conflicts_with_subcommands = true)]
+#[command(name = "tcrunner", version, long_version = LONG_VERSION, args_conflicts_with_subcommands = true)]
 #[command(
     after_help = "Exit codes: 0 passed, 1 tests failed, 2-5 pytest's own (5: no tests), \
 64 usage, 65 malformed input, 66 missing input, 69 framework unavailable, 70 internal error, \
@@ -31,6 +31,14 @@ pub(crate) enum RawCommand {
     Convert(RawConvert),
     /// Validate a service-message stream (a file, or `-` for stdin).
     Check(RawCheck),
+    /// Print a completion script for a shell (e.g. `tcrunner completions bash > /etc/bash_completion.d/tcrunner`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print tcrunner's man page (roff), made from the same definitions as `--help`.
+    Man,
 }
 
 /// Options shared by everything that writes a stream.
@@ -89,6 +97,10 @@ pub(crate) struct RawRun {
     /// Drop every service message a test prints, not only tree-changing ones.
     #[arg(long)]
     pub block_service_messages: bool,
+    /// Print the framework command line, its folder and the environment
+    /// tcrunner adds, then exit without running anything.
+    #[arg(long)]
+    pub print_command: bool,
     /// Also record the run's events and plain text to FILE, as JSON lines
     /// (`tcrunner convert --input-format events FILE` replays the stream).
     #[arg(long, value_name = "FILE")]
@@ -193,6 +205,25 @@ pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
     Check(CheckConfig),
+    Completions(clap_complete::Shell),
+    Man,
+}
+
+/// `--version`'s long form: the embedded reporters ship inside the binary,
+/// so their version is the binary's; then the framework versions they are
+/// tested against.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nreporters: embedded (runners/), version ",
+    env!("CARGO_PKG_VERSION"),
+    "\nsupports: pytest 8 and 9 (with pytest-xdist, pytest-rerunfailures, pytest-subtests), ",
+    "jest 29 and 30, vitest 3, 4 and 5 (node 22.12 or later)"
+);
+
+/// The command-line definition, for completions and the man page.
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory as _;
+    RawArgs::command()
 }
 
 #[derive(Debug)]
@@ -256,6 +287,8 @@ impl Config {
                 file: c.file.filter(|f| f.as_os_str() != "-"),
                 quiet: c.quiet,
             }),
+            Some(RawCommand::Completions { shell }) => Config::Completions(shell),
+            Some(RawCommand::Man) => Config::Man,
             None => {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
                 output.block_service_messages = args.run.block_service_messages;

@@ -53,6 +53,18 @@ fn dispatch(config: cli::Config) -> i32 {
         cli::Config::Check(check) => {
             check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
         }
+        cli::Config::Completions(shell) => {
+            let mut stdout = stdout;
+            clap_complete::generate(shell, &mut cli::command(), "tcrunner", &mut stdout);
+            finish_output(stdout)
+        }
+        cli::Config::Man => {
+            let mut stdout = stdout;
+            clap_mangen::Man::new(cli::command())
+                .render(&mut stdout)
+                .map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
+                .and_then(|()| finish_output(stdout))
+        }
     };
     match result {
         Ok(code) => code,
@@ -64,6 +76,13 @@ fn dispatch(config: cli::Config) -> i32 {
             code
         }
     }
+}
+
+/// Flushes a command's output; exit 0 when it is all written.
+fn finish_output(mut out: impl std::io::Write) -> Result<i32, (i32, anyhow::Error)> {
+    out.flush()
+        .map(|()| exit::SUCCESS)
+        .map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

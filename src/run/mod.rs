@@ -161,6 +161,9 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         node: raw.node.as_deref().map(absolute_program),
     };
     let launch = framework.launch(&request)?;
+    if raw.print_command {
+        return print_command(&launch.spec, out).map_err(RunError::Output);
+    }
     let output = OutputConfig {
         collect_only,
         ..config.output
@@ -239,6 +242,37 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         return Ok(quiet_exit());
     }
     Ok(state.exit_code(ending, &summary, limits.runs_no_tests()))
+}
+
+/// `--print-command`: the folder, the environment tcrunner adds and the
+/// command line, quoted for a POSIX shell, one per line; then exit 0.
+fn print_command(spec: &crate::process::Spec, mut out: impl Write) -> io::Result<i32> {
+    fn quoted(text: &std::ffi::OsStr) -> String {
+        let text = text.to_string_lossy();
+        shlex::try_quote(&text).map_or_else(|_| format!("{text:?}"), |q| q.into_owned())
+    }
+    writeln!(out, "cd {}", quoted(spec.cwd.as_os_str()))?;
+    let mut line = String::from("env");
+    for (key, value) in &spec.env {
+        let mut pair = key.clone();
+        pair.push("=");
+        pair.push(value);
+        line.push(' ');
+        line.push_str(&quoted(&pair));
+    }
+    line.push(' ');
+    line.push_str(&quoted(spec.program.as_os_str()));
+    for arg in &spec.args {
+        line.push(' ');
+        line.push_str(&quoted(arg));
+    }
+    writeln!(out, "{line}")?;
+    writeln!(
+        out,
+        "# and, when it runs: TCRUNNER_EVENT_FD (the events pipe) and TCRUNNER_INBAND_KEY"
+    )?;
+    out.flush()?;
+    Ok(exit::SUCCESS)
 }
 
 /// A program given as a path is made absolute (the framework runs in the
