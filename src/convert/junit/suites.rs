@@ -1,7 +1,7 @@
 //! The tree a JUnit report becomes, as its elements arrive: a suite per
 //! `<testsuite>` (nested ones nest), under it the suites a case's
-//! `classname` adds ([`classname`](super::classname), and for pytest
-//! [`pytest`](super::pytest)), and each test under those.
+//! `classname` adds ([`classname`], and for pytest
+//! [`pytest`]), and each test under those.
 //!
 //! - Output written at suite level (`<system-out>`/`<system-err>` outside
 //!   any case) is the suite's, or the run's if the suite had no test yet.
