@@ -223,7 +223,11 @@ fn no_module_imports_one_that_imports_it_back() {
         .iter()
         .map(|l| l.iter().map(|m| m.to_string()).collect())
         .collect();
-    assert_eq!(loops(&edges), known);
+    assert_eq!(
+        loops(&edges),
+        known,
+        "loops among the modules (left) against KNOWN_LOOPS (right)"
+    );
 }
 
 #[test]

@@ -153,3 +153,41 @@ pub(super) fn titles_end(name: &str) -> Option<usize> {
 
 /// What vitest joins a test's describe titles and its own with.
 pub(super) const TITLE_SEPARATOR: &str = " > ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_test_is_named_by_its_classname_as_without_the_shortcut() {
+        // names_the_test as it reads, with no early answer.
+        let plainly = |own: &str, suite: &str, test: &str| {
+            let ends_with_words = |text: &str, words: &str| {
+                !words.is_empty()
+                    && text
+                        .strip_suffix(words)
+                        .is_some_and(|front| front.ends_with(' '))
+            };
+            own == test
+                || ends_with_words(test, own)
+                || own
+                    .strip_suffix(test)
+                    .and_then(|front| front.strip_suffix(' '))
+                    .is_some_and(|front| front == suite || ends_with_words(front, suite))
+        };
+        let words = [
+            "", " ", "a", "b a", "s", "s a", "x s a", "é a", "a é", "s b a", "  a",
+        ];
+        for own in words {
+            for suite in ["", "s", "x s"] {
+                for test in words {
+                    assert_eq!(
+                        names_the_test(own, suite, test),
+                        plainly(own, suite, test),
+                        "{own:?} {suite:?} {test:?}"
+                    );
+                }
+            }
+        }
+    }
+}
