@@ -6,44 +6,7 @@ use tcrunner_protocol::{Message, ParseError, ParseEvent, Parser, Position};
 use super::id_tree::IdTree;
 use super::name_tree::NameTree;
 use super::report::{Mode, Report, Rule, Violations};
-
-/// The messages that build or address the test tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum TreeMsg {
-    SuiteStarted,
-    SuiteFinished,
-    TestStarted,
-    TestFinished,
-    TestFailed,
-    TestIgnored,
-    StdOut,
-    StdErr,
-    /// `suiteTreeStarted`: declares a suite of a tree built before running.
-    TreeSuiteStarted,
-    /// `suiteTreeNode`: declares a test of that tree.
-    TreeNode,
-    /// `suiteTreeEnded`: closes a declared suite (by name, in every mode).
-    TreeSuiteEnded,
-}
-
-impl TreeMsg {
-    fn from_name(name: &str) -> Option<TreeMsg> {
-        Some(match name {
-            "testSuiteStarted" => TreeMsg::SuiteStarted,
-            "testSuiteFinished" => TreeMsg::SuiteFinished,
-            "testStarted" => TreeMsg::TestStarted,
-            "testFinished" => TreeMsg::TestFinished,
-            "testFailed" => TreeMsg::TestFailed,
-            "testIgnored" => TreeMsg::TestIgnored,
-            "testStdOut" => TreeMsg::StdOut,
-            "testStdErr" => TreeMsg::StdErr,
-            "suiteTreeStarted" => TreeMsg::TreeSuiteStarted,
-            "suiteTreeNode" => TreeMsg::TreeNode,
-            "suiteTreeEnded" => TreeMsg::TreeSuiteEnded,
-            _ => return None,
-        })
-    }
-}
+use super::tree_msg::TreeMsg;
 
 /// What the current line held so far, for IntelliJ's one-message-per-line
 /// rule: `ServiceMessageUtil.parse(line.trim())` reads a line only when,

@@ -19,8 +19,8 @@ use std::fmt;
 
 use tcrunner_protocol::Message;
 
-use super::checker::TreeMsg;
 use super::report::{Rule, TestCounts, Violations};
+use super::tree_msg::TreeMsg;
 
 /// IntelliJ's node states, in its enum order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

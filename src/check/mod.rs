@@ -17,6 +17,7 @@ mod id_tree;
 mod name_tree;
 mod report;
 mod run;
+mod tree_msg;
 
 #[cfg(test)]
 mod tests;

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use tcrunner_protocol::Message;
 
-use super::checker::TreeMsg;
 use super::report::{Rule, TestCounts, Violations};
+use super::tree_msg::TreeMsg;
 
 #[derive(Debug)]
 struct OpenTest {

@@ -11,7 +11,7 @@ use super::common::{
     line, non_empty, split_stack, to_ms, Emitter, Grouper, ReadError, SuiteSpec, TestNode,
 };
 use super::file_names::Root;
-use super::jest_json::{file_level_sections, FailedTitles};
+use super::jest_message::{file_level_sections, FailedTitles};
 use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 

@@ -1,5 +1,5 @@
-//! Fast paths of the JUnit reader for what JUnit writers write: a test case
-//! that is one plainly written empty element, and plainly written
+//! Fast paths of the JUnit XML reading for what JUnit writers write: a test
+//! case that is one plainly written empty element, and plainly written
 //! attributes. Each reads exactly what quick-xml would read from the same
 //! bytes and declines anything else, which then goes through quick-xml.
 //! quick-xml's events and attribute iterator were most of the time spent per
@@ -26,7 +26,7 @@ const KEY_BYTE: [bool; 256] = {
 
 /// The `<testcase>` attributes the JUnit reader takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Slot {
+pub(super) enum Slot {
     Name,
     Classname,
     Time,
@@ -38,7 +38,7 @@ pub(crate) enum Slot {
 impl Slot {
     /// The attribute of a local name.
     #[inline(always)]
-    pub(crate) fn of(local: &[u8]) -> Option<Slot> {
+    pub(super) fn of(local: &[u8]) -> Option<Slot> {
         match local {
             b"name" => Some(Slot::Name),
             b"classname" => Some(Slot::Classname),
@@ -87,7 +87,7 @@ fn key_len(rest: &[u8]) -> Option<(usize, Option<Slot>)> {
 /// event and then one `Empty` event with those attributes. `None` for
 /// anything else, including an element cut off by the end of `bytes`, maybe
 /// after some calls.
-pub(crate) fn empty_testcase<'a>(
+pub(super) fn empty_testcase<'a>(
     bytes: &'a [u8],
     classname: &[u8],
     mut f: impl FnMut(&'a [u8], Option<Slot>, RawValue<'a>),
@@ -141,7 +141,7 @@ pub(crate) fn empty_testcase<'a>(
 /// Returns false, maybe after some calls, at anything else (spaces around
 /// `=`, a missing quote); quick-xml's iterator reads the same pairs from
 /// plain text, a sixth of the cost of a test case.
-pub(crate) fn plain_attributes<'a>(
+pub(super) fn plain_attributes<'a>(
     mut rest: &'a [u8],
     mut f: impl FnMut(&'a [u8], RawValue<'a>),
 ) -> bool {
@@ -186,13 +186,13 @@ pub(crate) fn plain_attributes<'a>(
 /// which decodes to itself. The fast paths learn that while they look for
 /// the value's end, so it is not scanned again.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct RawValue<'a> {
+pub(super) struct RawValue<'a> {
     raw: &'a [u8],
     plain: bool,
 }
 
 impl<'a> RawValue<'a> {
-    pub(crate) fn new(raw: &'a [u8]) -> Self {
+    pub(super) fn new(raw: &'a [u8]) -> Self {
         RawValue {
             raw,
             plain: is_plain_ascii(raw),
@@ -238,14 +238,14 @@ impl<'a> RawValue<'a> {
 
     /// The raw bytes, as quick-xml's attribute iterator gives them.
     #[cfg(test)]
-    pub(crate) fn raw(self) -> &'a [u8] {
+    pub(super) fn raw(self) -> &'a [u8] {
         self.raw
     }
 
     /// The value with entities decoded; the raw text (invalid UTF-8
     /// replaced) if it does not decode.
     #[inline]
-    pub(crate) fn decode(self) -> Cow<'a, str> {
+    pub(super) fn decode(self) -> Cow<'a, str> {
         // Nearly every value is plain: nothing to unescape and no UTF-8 to check.
         if self.plain {
             // SAFETY: `plain` values are ASCII, which is UTF-8.
@@ -267,7 +267,7 @@ impl<'a> RawValue<'a> {
 }
 
 /// An attribute's value with entities decoded ([`RawValue::decode`]).
-pub(crate) fn attr_value(raw: &[u8]) -> Cow<'_, str> {
+pub(super) fn attr_value(raw: &[u8]) -> Cow<'_, str> {
     RawValue::new(raw).decode()
 }
 
@@ -292,40 +292,11 @@ fn is_plain_ascii(bytes: &[u8]) -> bool {
 
 /// The part of a qualified name after its first `:`, as quick-xml's
 /// `local_name` gives it, without the cost of a `memchr` call on a few bytes.
-pub(crate) fn local_name(qualified: &[u8]) -> &[u8] {
+pub(super) fn local_name(qualified: &[u8]) -> &[u8] {
     match qualified.iter().position(|&b| b == b':') {
         Some(colon) => &qualified[colon + 1..],
         None => qualified,
     }
-}
-
-/// Whole milliseconds of plain `ddd.ddd` seconds (up to six digits before
-/// the point and three after), in integers. For these the float route of
-/// the JUnit reader's `seconds` gives the same number: its rounding error
-/// is below 3e-7 ms, far under the 1e-6 that `to_ms` adds before truncating.
-pub(crate) fn plain_millis(value: &[u8]) -> Option<u64> {
-    let (whole, fraction) = match value.iter().position(|&b| b == b'.') {
-        Some(dot) => (&value[..dot], &value[dot + 1..]),
-        None => (value, &[][..]),
-    };
-    if whole.is_empty() || whole.len() > 6 || fraction.len() > 3 {
-        return None;
-    }
-    let mut ms = 0;
-    for &d in whole {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        ms = ms * 10 + u64::from(d - b'0');
-    }
-    for i in 0..3 {
-        let d = fraction.get(i).copied().unwrap_or(b'0');
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        ms = ms * 10 + u64::from(d - b'0');
-    }
-    Some(ms)
 }
 
 #[cfg(test)]

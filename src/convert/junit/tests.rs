@@ -2,10 +2,16 @@
 use std::collections::HashMap;
 use std::io::{self, Read};
 
-use super::*;
-use crate::convert::common::Sink;
-use crate::convert::junit_fast::plain_attributes;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+
+use super::ant::SUITE_FAILURE;
+use super::fast::{self, attr_value, plain_attributes, Slot};
+use super::pytest;
+use super::read::{attr, attrs, read};
+use crate::convert::common::{Emitter, ReadError, Sink};
 use crate::convert::testing::{check_tree, counts, events_of, sample};
+use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 
 /// `tests`, `failures`, `errors`, `skipped` summed over the outermost
 /// `<testsuite>` elements, the report's own count.
@@ -259,7 +265,7 @@ fn xunit1_files_tell_the_module_from_classes() {
     );
     // A suite named by the classname's front (not pytest's) leaves it out.
     assert_eq!(
-        pytest_module_end(
+        pytest::module_end(
             "tests.test_a.TestX",
             &["test_a", "TestX"],
             Some("tests/test_a.py")
@@ -267,7 +273,7 @@ fn xunit1_files_tell_the_module_from_classes() {
         1
     );
     assert_eq!(
-        pytest_module_end("a.b", &["a", "b"], Some("elsewhere/b.py")),
+        pytest::module_end("a.b", &["a", "b"], Some("elsewhere/b.py")),
         2
     );
 }
@@ -776,54 +782,7 @@ fn the_generator_is_valid_junit() {
 }
 
 #[test]
-fn plain_times_read_as_the_float_route_reads_them() {
-    let float_route = |text: &str| text.parse().ok().and_then(|secs: f64| to_ms(secs, 1000.0));
-    let wholes = [
-        "0", "1", "7", "42", "123", "999", "1000", "65535", "999999", "000001",
-    ];
-    for whole in wholes {
-        for fraction in (0..1000).map(|f| format!("{f:03}")) {
-            for cut in 0..=3 {
-                let text = format!("{whole}.{}", &fraction[..cut]);
-                assert_eq!(plain_millis(text.as_bytes()), float_route(&text), "{text}");
-            }
-        }
-        assert_eq!(
-            plain_millis(whole.as_bytes()),
-            float_route(whole),
-            "{whole}"
-        );
-    }
-    for other in [
-        "", ".5", "1e3", "+1", "-1", " 1", "1.0001", "1234567", "1.2.3", "nan",
-    ] {
-        assert_eq!(plain_millis(other.as_bytes()), None, "{other}");
-    }
-}
-
-#[test]
-fn decimal_commas_and_thousands_separators_in_times() {
-    let cases = [
-        // A decimal comma (locales that write one).
-        ("0,002", Some(2)),
-        ("0,010", Some(10)),
-        ("1,5", Some(1_500)),
-        ("0,500", Some(500)),
-        ("1,2345", Some(1_234)),
-        ("1.234,5", Some(1_234_500)),
-        ("1.234.567,25", Some(1_234_567_250)),
-        (" 2,5 ", Some(2_500)),
-        // Thousands grouped (Surefire's `1,000.5`; Jenkins reads `1,234` so).
-        ("1,000.5", Some(1_000_500)),
-        ("1,234", Some(1_234_000)),
-        ("12,345", Some(12_345_000)),
-        ("1,234,567", Some(1_234_567_000)),
-        ("0.5", Some(500)),
-        (",", None),
-    ];
-    for (text, ms) in cases {
-        assert_eq!(seconds(text), ms, "{text}");
-    }
+fn a_time_with_a_decimal_comma_is_read_as_one() {
     let xml = r#"<testsuite name="S"><testcase classname="S" name="a" time="0,002"/></testsuite>"#;
     let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
     let nodes = tests_by_name(&events);
@@ -953,7 +912,7 @@ fn plain_empty_test_cases_are_taken_as_quick_xml_reads_them() {
     ];
     let split = |bytes, classname| {
         let mut pairs = Vec::new();
-        let taken = junit_fast::empty_testcase(bytes, classname, |k, slot, v| {
+        let taken = fast::empty_testcase(bytes, classname, |k, slot, v| {
             // The slot found with the name is the one it names.
             if slot.is_some() {
                 assert_eq!(slot, Slot::of(k));
@@ -1053,39 +1012,6 @@ fn a_failed_case_held_for_its_teardown_error_is_never_lost() {
                 t.details.as_deref(),
                 Some("call\n\nfailed on teardown with \"E: x\"\n\ntd")
             );
-        }
-    }
-}
-
-#[test]
-fn the_test_is_named_by_its_classname_as_without_the_shortcut() {
-    // names_the_test as it reads, with no early answer.
-    let plainly = |own: &str, suite: &str, test: &str| {
-        let ends_with_words = |text: &str, words: &str| {
-            !words.is_empty()
-                && text
-                    .strip_suffix(words)
-                    .is_some_and(|front| front.ends_with(' '))
-        };
-        own == test
-            || ends_with_words(test, own)
-            || own
-                .strip_suffix(test)
-                .and_then(|front| front.strip_suffix(' '))
-                .is_some_and(|front| front == suite || ends_with_words(front, suite))
-    };
-    let words = [
-        "", " ", "a", "b a", "s", "s a", "x s a", "é a", "a é", "s b a", "  a",
-    ];
-    for own in words {
-        for suite in ["", "s", "x s"] {
-            for test in words {
-                assert_eq!(
-                    names_the_test(own, suite, test),
-                    plainly(own, suite, test),
-                    "{own:?} {suite:?} {test:?}"
-                );
-            }
         }
     }
 }
