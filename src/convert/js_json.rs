@@ -254,7 +254,11 @@ impl<'f> Files<'f> {
         );
         for a in file.assertion_results {
             if titles_needed && a.status.as_deref() == Some("failed") {
-                failed_titles.add(&a.ancestor_titles, a.title.as_deref().unwrap_or(""));
+                failed_titles.add(
+                    &a.ancestor_titles,
+                    a.title.as_deref().unwrap_or(""),
+                    a.failure_messages.len(),
+                );
             }
             let mut suite_path = vec![file_spec.clone()];
             for title in a.ancestor_titles.iter().skip(skip) {

@@ -7,9 +7,10 @@ use crate::event::{Outcome, TestEvent};
 
 /// Every report in `tests/fixtures/reports/` that is a whole, valid report,
 /// with its format.
-pub(crate) const SAMPLES: [(&str, InputFormat); 17] = [
+pub(crate) const SAMPLES: [(&str, InputFormat); 18] = [
     ("jest.json", InputFormat::JestJson),
     ("jest-afterall.json", InputFormat::JestJson),
+    ("jest-two-failures.json", InputFormat::JestJson),
     ("vitest.json", InputFormat::VitestJson),
     ("vitest1.json", InputFormat::VitestJson),
     ("vitest-typecheck.json", InputFormat::VitestJson),
