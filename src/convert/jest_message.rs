@@ -15,7 +15,9 @@ use super::common::non_empty;
 const TITLE_SEPARATOR: &str = " \u{203a} ";
 
 /// The headings jest gives the failed tests of one file, each counted as
-/// often as a failed test has it (two tests may share their titles).
+/// often as a failed test has it (two tests may share their titles), and
+/// once per failure of that test: jest writes a section for each of a
+/// test's `failureMessages` (two snapshots that differ in one test are two).
 #[derive(Debug, Default)]
 pub(crate) struct FailedTitles {
     counts: HashMap<String, usize>,
@@ -25,8 +27,9 @@ pub(crate) struct FailedTitles {
 }
 
 impl FailedTitles {
-    /// Notes a failed test by its describe titles and its own.
-    pub(crate) fn add(&mut self, ancestors: &[String], title: &str) {
+    /// Notes a failed test by its describe titles and its own, with the
+    /// number of its failure messages (one section each, at least one).
+    pub(crate) fn add(&mut self, ancestors: &[String], title: &str, failures: usize) {
         let mut heading = ancestors.join(TITLE_SEPARATOR);
         if !ancestors.is_empty() {
             heading.push_str(TITLE_SEPARATOR);
@@ -38,7 +41,7 @@ impl FailedTitles {
                 .partition_point(|other| other.len() >= heading.len());
             self.spanning.insert(at, heading.clone());
         }
-        *self.counts.entry(heading).or_default() += 1;
+        *self.counts.entry(heading).or_default() += failures.max(1);
     }
 
     /// How many of `lines` (without colours) a failed test's heading not
@@ -137,15 +140,15 @@ mod tests {
     #[test]
     fn sections_of_failed_tests_are_not_file_errors() {
         let mut failed = FailedTitles::default();
-        failed.add(&["outer".into(), "inner".into()], "fails");
-        failed.add(&[], "Test suite failed to run");
+        failed.add(&["outer".into(), "inner".into()], "fails", 1);
+        failed.add(&[], "Test suite failed to run", 1);
         let tests_only = "  \u{25cf} outer \u{203a} inner \u{203a} fails\n\n    boom\n";
         assert_eq!(
             file_level_sections(tests_only, FailedTitles::default()).as_deref(),
             Some(tests_only.trim())
         );
         let mut one = FailedTitles::default();
-        one.add(&["outer".into(), "inner".into()], "fails");
+        one.add(&["outer".into(), "inner".into()], "fails", 1);
         assert_eq!(file_level_sections(tests_only, one), None);
         // Coloured headings; a test titled like jest's own heading claims
         // one section, the hook's is the other.
@@ -163,14 +166,14 @@ mod tests {
         let message = "  \u{25cf} two\nlines\n\n    first\n\n  \u{25cf} two\n\n    second\n\n\
             \x20 \u{25cf} two\nlines\n\n    hook broke\n";
         let mut failed = FailedTitles::default();
-        failed.add(&[], "two\nlines");
-        failed.add(&[], "two");
+        failed.add(&[], "two\nlines", 1);
+        failed.add(&[], "two", 1);
         assert_eq!(
             file_level_sections(message, failed).as_deref(),
             Some("\u{25cf} two\nlines\n\n    hook broke")
         );
         let mut nested = FailedTitles::default();
-        nested.add(&["outer".into()], "a\nb\nc");
+        nested.add(&["outer".into()], "a\nb\nc", 1);
         let message = "  \u{25cf} outer \u{203a} a\nb\nc\n\n    boom\n";
         assert_eq!(file_level_sections(message, nested), None);
     }

@@ -25,7 +25,11 @@ pub(crate) struct Flavor {
     pub message_repeats_failures: bool,
     /// vitest 1 puts its file's unnamed default suite first in every test's
     /// `ancestorTitles` (`["", "outer"]`, [vitest#5834]); vitest 2 and jest
-    /// do not, and there an empty title is a real `describe('')`.
+    /// do not, and there an empty title is a real `describe('')`. Under
+    /// `--typecheck` (vitest 3 and 4 at least) every test of a type-check
+    /// file has `meta.typecheck` and starts with the file's path relative to
+    /// vitest's root (`["test/types.test-d.ts", "outer"]`), a suite the live
+    /// reporter never sees.
     ///
     /// [vitest#5834]: https://github.com/vitest-dev/vitest/issues/5834
     pub titles_may_start_with_file: bool,
@@ -75,6 +79,18 @@ pub(crate) struct Assertion {
     /// vitest 4+.
     #[serde(deserialize_with = "lenient::strings")]
     pub tags: Vec<String>,
+    /// vitest's task meta.
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub meta: Meta,
+}
+
+/// The part of vitest's task `meta` read here.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Meta {
+    /// The test was type-checked (`--typecheck`), not run.
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub typecheck: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -233,11 +249,16 @@ impl<'f> Files<'f> {
         let mut failed_titles = FailedTitles::default();
         let titles_needed = flavor.message_repeats_failures && message.is_some();
         let skip = usize::from(
-            flavor.titles_may_start_with_file && titles_start_with_file(&file.assertion_results),
+            flavor.titles_may_start_with_file
+                && titles_start_with_file(&file.assertion_results, abs.as_deref()),
         );
         for a in file.assertion_results {
             if titles_needed && a.status.as_deref() == Some("failed") {
-                failed_titles.add(&a.ancestor_titles, a.title.as_deref().unwrap_or(""));
+                failed_titles.add(
+                    &a.ancestor_titles,
+                    a.title.as_deref().unwrap_or(""),
+                    a.failure_messages.len(),
+                );
             }
             let mut suite_path = vec![file_spec.clone()];
             for title in a.ancestor_titles.iter().skip(skip) {
@@ -318,11 +339,23 @@ impl<'f> Files<'f> {
 /// whose tests are all in one `describe('')` looks the same, and losing
 /// that one nameless level there costs less than an empty suite in every
 /// file of vitest 1.
-fn titles_start_with_file(tests: &[Assertion]) -> bool {
-    !tests.is_empty()
-        && tests
-            .iter()
-            .all(|a| a.ancestor_titles.first().is_some_and(String::is_empty))
+/// Whether every test's first ancestor title is its file's own suite
+/// ([`Flavor::titles_may_start_with_file`]): vitest 1's unnamed one, or a
+/// type-check file's, named by the end of the file's path.
+fn titles_start_with_file(tests: &[Assertion], file: Option<&str>) -> bool {
+    let names_file = |a: &Assertion, title: &str| {
+        a.meta.typecheck
+            && !title.is_empty()
+            && file
+                .and_then(|f| f.strip_suffix(title))
+                .is_some_and(|rest| rest.ends_with('/') || rest.ends_with('\\'))
+    };
+    let Some(first) = tests.first().and_then(|a| a.ancestor_titles.first()) else {
+        return false;
+    };
+    tests.iter().all(|a| {
+        a.ancestor_titles.first() == Some(first) && (first.is_empty() || names_file(a, first))
+    })
 }
 
 fn assertion(a: Assertion, file: Option<String>) -> TestNode {

@@ -7,11 +7,13 @@ use crate::event::{Outcome, TestEvent};
 
 /// Every report in `tests/fixtures/reports/` that is a whole, valid report,
 /// with its format.
-pub(crate) const SAMPLES: [(&str, InputFormat); 16] = [
+pub(crate) const SAMPLES: [(&str, InputFormat); 18] = [
     ("jest.json", InputFormat::JestJson),
     ("jest-afterall.json", InputFormat::JestJson),
+    ("jest-two-failures.json", InputFormat::JestJson),
     ("vitest.json", InputFormat::VitestJson),
     ("vitest1.json", InputFormat::VitestJson),
+    ("vitest-typecheck.json", InputFormat::VitestJson),
     ("vitest-junit.xml", InputFormat::Junit),
     ("pytest-junit.xml", InputFormat::Junit),
     ("pytest-junit-xunit1-logall.xml", InputFormat::Junit),

@@ -11,7 +11,10 @@
 //! are no expected/actual values. vitest 1 starts every test's
 //! `ancestorTitles` with an empty title, its file's default suite: when
 //! every test of a file has one, it is dropped, so no file gets an unnamed
-//! suite (an empty title elsewhere is a `describe('')` and stays).
+//! suite (an empty title elsewhere is a `describe('')` and stays). Under
+//! `--typecheck`, vitest 3 and 4 start the titles of a type-check file's
+//! tests (`meta.typecheck`) with the file's path, which is dropped the same
+//! way (`samples/vitest-typecheck.json`).
 //!
 //! File level: a file with no `assertionResults` (an import error) gets an
 //! error pseudo-test `Test suite failed to run` carrying the file `message`.
@@ -139,5 +142,25 @@ mod tests {
             {"ancestorTitles":[],"title":"t2","status":"passed"}]}]}"#;
         let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
         assert_eq!(suite_names(&events), ["a.test.js", "", "d"]);
+    }
+
+    #[test]
+    fn a_type_check_files_own_suite_is_dropped() {
+        // vitest 3 and 4 under --typecheck start every test of a `.test-d.ts`
+        // file's `ancestorTitles` with the file's path: the live tree has no
+        // such suite, the file's node is already that suite.
+        let bytes = sample("vitest-typecheck.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        assert_eq!(
+            suite_names(&events),
+            ["plain.test.ts", "types.test-d.ts", "strings"]
+        );
+        assert_eq!(counts(&events)[&Outcome::Failed], 1);
+        // A describe named as its file, in a run without type checks, stays.
+        let json = r#"{"numTotalTestSuites":1,"testResults":[{"name":"/p/a.test.js",
+          "status":"passed","message":"","assertionResults":[
+            {"ancestorTitles":["a.test.js"],"title":"t1","status":"passed","meta":{}}]}]}"#;
+        let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
+        assert_eq!(suite_names(&events), ["a.test.js", "a.test.js"]);
     }
 }
