@@ -167,8 +167,11 @@ export default class TcrunnerVitestReporter {
     keepExactPaths(vitest);
     // vitest 5 matches -t against names joined by ' > ', older ones by ' '.
     this.separator = Number.parseInt(version, 10) >= 5 ? ' > ' : ' ';
+    // Tests a name pattern deselects come back skipped, like real skips:
+    // they were not asked for, so they are left out, whoever set the pattern
+    // (a target, `-t`, the config file).
     const pattern = config.testNamePattern;
-    if (process.env.TCRUNNER_NAME_FILTER === '1' && pattern) {
+    if (pattern) {
       try {
         this.nameFilter = pattern instanceof RegExp ? pattern : new RegExp(pattern);
       } catch {
@@ -293,7 +296,9 @@ export default class TcrunnerVitestReporter {
   onUserConsoleLog(log) {
     if (!this.sink || !log) return;
     const stream = log.type === 'stderr' ? 'stderr' : 'stdout';
-    const text = String(log.content ?? '');
+    // vitest colours what it formats (numbers, objects) when colour is on
+    // for it (`CI`, `FORCE_COLOR`): the stream stays plain.
+    const text = stripAnsi(log.content ?? '');
     const node = log.taskId ? this.nodes.get(log.taskId) : undefined;
     if (!node && !(log.taskId && this.vitest?.state?.idMap?.has(log.taskId))) {
       // No task's: output from outside any test file (a runner's or a

@@ -13,6 +13,8 @@ pub(crate) enum Runner {
     /// The pytest reporter itself.
     PytestReporter,
     Jest,
+    /// What starts jest with the jest reporter, written beside it.
+    JestLaunch,
     Vitest,
     /// The test runner the vitest reporter gives vitest's workers.
     VitestWorker,
@@ -22,10 +24,11 @@ pub(crate) enum Runner {
 
 impl Runner {
     #[cfg(test)]
-    pub(crate) const ALL: [Runner; 6] = [
+    pub(crate) const ALL: [Runner; 7] = [
         Runner::Pytest,
         Runner::PytestReporter,
         Runner::Jest,
+        Runner::JestLaunch,
         Runner::Vitest,
         Runner::VitestWorker,
         Runner::JsCommon,
@@ -38,6 +41,7 @@ impl Runner {
             Runner::Pytest => "tcrunner_pytest.py",
             Runner::PytestReporter => "_tcrunner_pytest.py",
             Runner::Jest => "tcrunner-jest.cjs",
+            Runner::JestLaunch => "tcrunner-jest-launch.cjs",
             Runner::Vitest => "tcrunner-vitest.mjs",
             Runner::VitestWorker => "tcrunner-vitest-runner.mjs",
             Runner::JsCommon => "tcrunner-common.cjs",
@@ -50,6 +54,7 @@ impl Runner {
             Runner::Pytest => include_str!("../runners/tcrunner_pytest.py"),
             Runner::PytestReporter => include_str!("../runners/_tcrunner_pytest.py"),
             Runner::Jest => include_str!("../runners/tcrunner-jest.cjs"),
+            Runner::JestLaunch => include_str!("../runners/tcrunner-jest-launch.cjs"),
             Runner::Vitest => include_str!("../runners/tcrunner-vitest.mjs"),
             Runner::VitestWorker => include_str!("../runners/tcrunner-vitest-runner.mjs"),
             Runner::JsCommon => include_str!("../runners/tcrunner-common.cjs"),
@@ -70,6 +75,7 @@ impl Runner {
             Runner::Pytest
             | Runner::PytestReporter
             | Runner::Jest
+            | Runner::JestLaunch
             | Runner::VitestWorker
             | Runner::JsCommon => "",
         }
@@ -79,9 +85,12 @@ impl Runner {
     pub(crate) fn companions(self) -> &'static [Runner] {
         match self {
             Runner::Pytest => &[Runner::PytestReporter],
-            Runner::Jest => &[Runner::JsCommon],
+            Runner::Jest => &[Runner::JsCommon, Runner::JestLaunch],
             Runner::Vitest => &[Runner::JsCommon, Runner::VitestWorker],
-            Runner::PytestReporter | Runner::VitestWorker | Runner::JsCommon => &[],
+            Runner::PytestReporter
+            | Runner::JestLaunch
+            | Runner::VitestWorker
+            | Runner::JsCommon => &[],
         }
     }
 }
@@ -103,7 +112,11 @@ mod tests {
                     .args(["-m", "py_compile"])
                     .arg(&file)
                     .status(),
-                Runner::Jest | Runner::Vitest | Runner::VitestWorker | Runner::JsCommon => {
+                Runner::Jest
+                | Runner::JestLaunch
+                | Runner::Vitest
+                | Runner::VitestWorker
+                | Runner::JsCommon => {
                     std::process::Command::new("node")
                         .arg("--check")
                         .arg(&file)

@@ -386,23 +386,14 @@ fn major(version: &str) -> u32 {
         .unwrap_or(0)
 }
 
-fn spec(plan: &Plan, entry: &str, args: &[String], request: &Request, filtered: bool) -> Spec {
-    let mut all = vec![plan.package.dir.join(entry).to_string_lossy().into_owned()];
-    all.extend(args.iter().cloned());
-    // FORCE_COLOR=0 turns jest's chalk off, but vitest's tinyrainbow takes
-    // any FORCE_COLOR as "on" (it colours numbers in `console.log` output);
-    // NO_COLOR turns it off.
-    let mut env = vec![
-        ("FORCE_COLOR".into(), "0".into()),
-        ("NO_COLOR".into(), "1".into()),
-    ];
-    if filtered {
-        env.push(("TCRUNNER_NAME_FILTER".into(), "1".into()));
-    }
+/// The node command running `args`. It sets no colour variables: tests see
+/// the environment bare jest or vitest would give them (our reporters strip
+/// the colour codes that reach the stream).
+fn spec(plan: &Plan, args: &[String], request: &Request) -> Spec {
     Spec {
         program: plan.node.clone(),
-        args: os_args(&all),
-        env,
+        args: os_args(args),
+        env: Vec::new(),
         cwd: request.project.clone(),
     }
 }
@@ -432,17 +423,31 @@ impl Framework for Jest {
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
         }
+        let own_start = shown.len();
         shown.extend(request.raw.iter().cloned());
-        let pattern = name_pattern(&plan.targets, " ");
-        if let Some(pattern) = &pattern {
+        let own_end = shown.len();
+        if let Some(pattern) = name_pattern(&plan.targets, " ") {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         if !plan.targets.is_empty() {
             shown.push("--runTestsByPath".into());
         }
-        let mut args = shown.clone();
+        // Our launcher hands jest every argument but gives `process.argv`,
+        // which tests run in band read, only the user's own.
+        let launcher = runner.with_file_name(Runner::JestLaunch.file_name());
+        let mut args: Vec<String> = vec![
+            launcher.to_string_lossy().into_owned(),
+            plan.package
+                .dir
+                .join("bin/jest.js")
+                .to_string_lossy()
+                .into_owned(),
+            own_start.to_string(),
+            own_end.to_string(),
+        ];
+        args.extend(shown.iter().cloned());
         args.push(format!("--reporters={}", runner.display()));
-        let spec = spec(&plan, "bin/jest.js", &args, request, pattern.is_some());
+        let spec = spec(&plan, &args, request);
         Ok(Launch {
             spec,
             shown_args: shown,
@@ -507,13 +512,17 @@ impl Framework for Vitest {
         } else {
             " "
         };
-        let pattern = name_pattern(&plan.targets, joiner);
-        if let Some(pattern) = &pattern {
+        if let Some(pattern) = name_pattern(&plan.targets, joiner) {
             shown.push(format!("--testNamePattern={pattern}"));
         }
-        let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
+        let entry = plan.package.dir.join("vitest.mjs");
+        let mut args = vec![
+            entry.to_string_lossy().into_owned(),
+            shown[0].clone(),
+            format!("--reporter={}", runner.display()),
+        ];
         args.extend(shown[1..].iter().cloned());
-        let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
+        let mut spec = spec(&plan, &args, request);
         // Our runner then sends each test's start before its body runs.
         spec.env.extend(test_timeout_env(request));
         if let Some(exact) = vitest_exact_paths(request, &files, &filters) {
