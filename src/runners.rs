@@ -116,12 +116,10 @@ mod tests {
                 | Runner::JestLaunch
                 | Runner::Vitest
                 | Runner::VitestWorker
-                | Runner::JsCommon => {
-                    std::process::Command::new("node")
-                        .arg("--check")
-                        .arg(&file)
-                        .status()
-                }
+                | Runner::JsCommon => std::process::Command::new("node")
+                    .arg("--check")
+                    .arg(&file)
+                    .status(),
             };
             assert!(
                 status.unwrap().success(),

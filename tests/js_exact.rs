@@ -117,12 +117,31 @@ fn passed(keys: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Mismatches gathered over every install, so that a failing run names
+/// each version that differs, not only the first.
+#[derive(Default)]
+struct Mismatches(Vec<String>);
+
+impl Mismatches {
+    fn check<T: PartialEq + std::fmt::Debug>(&mut self, what: String, got: T, want: T) {
+        if got != want {
+            self.0
+                .push(format!("{what}:\n  got  {got:?}\n  want {want:?}"));
+        }
+    }
+
+    fn assert_none(self) {
+        assert!(self.0.is_empty(), "{}", self.0.join("\n"));
+    }
+}
+
 /// Colour the user set, and none: the tests see it as under the bare
 /// framework either way.
 const COLOURS: [&[(&str, &str)]; 2] = [&[], &[("FORCE_COLOR", "1")]];
 
 #[test]
 fn jest_tests_in_band_see_bare_jests_command_line_and_environment() {
+    let mut mismatches = Mismatches::default();
     for name in ["jest29", "jest30"] {
         for colour in COLOURS {
             let project = case_project("bare", name);
@@ -133,23 +152,26 @@ fn jest_tests_in_band_see_bare_jests_command_line_and_environment() {
             let mut command = tcrunner_in(project.path(), name, &all, colour);
             let out = output(command.env("BARE_OBSERVATION", &bare));
             assert_clean(&out.stdout);
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert_eq!(
-                verdicts(&out.stdout),
-                passed(&[
-                    "argv.test.js > parses its command line strictly",
-                    "argv.test.js > sees no colour variable the user did not set",
-                    "argv.test.js > sees the command line and colour of bare jest",
-                ]),
-                "{name} {colour:?}: {text}"
+            mismatches.check(
+                format!("{name} {colour:?}"),
+                (verdicts(&out.stdout), out.status.code()),
+                (
+                    passed(&[
+                        "argv.test.js > parses its command line strictly",
+                        "argv.test.js > sees no colour variable the user did not set",
+                        "argv.test.js > sees the command line and colour of bare jest",
+                    ]),
+                    Some(0),
+                ),
             );
-            assert_eq!(out.status.code(), Some(0), "{name} {colour:?}: {text}");
         }
     }
+    mismatches.assert_none();
 }
 
 #[test]
 fn jest_tests_in_workers_and_targets_see_only_the_users_arguments() {
+    let mut mismatches = Mismatches::default();
     for name in ["jest29", "jest30"] {
         let project = case_project("bare", name);
         let argv_tests = [
@@ -158,33 +180,44 @@ fn jest_tests_in_workers_and_targets_see_only_the_users_arguments() {
             "argv.test.js > sees the command line and colour of bare jest",
         ];
         // Workers; both files, so that jest may start them.
-        let out = output(&mut tcrunner_in(project.path(), name, &["--", "-w", "2"], &[]));
+        let out = output(&mut tcrunner_in(
+            project.path(),
+            name,
+            &["--", "-w", "2"],
+            &[],
+        ));
         assert_clean(&out.stdout);
         let mut want = passed(&argv_tests);
         want.push(("colour.test.js > fails with a diff".into(), "failed".into()));
         want.push(("colour.test.js > logs values".into(), "passed".into()));
-        assert_eq!(verdicts(&out.stdout), want, "{name}");
-        assert_eq!(out.status.code(), Some(1), "{name}");
+        mismatches.check(
+            format!("{name} -w 2"),
+            (verdicts(&out.stdout), out.status.code()),
+            (want, Some(1)),
+        );
         // A target and a --path: their patterns go to jest, not to argv.
         for args in [
-            &["--target", "argv.test.js::parses its command line strictly", "--", "-i"][..],
+            &[
+                "--target",
+                "argv.test.js::parses its command line strictly",
+                "--",
+                "-i",
+            ][..],
             &["--path", "argv.test.js", "--timeout", "30", "--", "-i"][..],
         ] {
             let out = output(&mut tcrunner_in(project.path(), name, args, &[]));
             assert_clean(&out.stdout);
             let found = verdicts(&out.stdout);
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(!found.is_empty(), "{name} {args:?}: {text}");
-            assert!(
-                found.iter().all(|(_, v)| v == "passed"),
-                "{name} {args:?}: {text}"
-            );
+            let all_passed = !found.is_empty() && found.iter().all(|(_, v)| v == "passed");
+            mismatches.check(format!("{name} {args:?}: {found:?}"), all_passed, true);
         }
     }
+    mismatches.assert_none();
 }
 
 #[test]
 fn vitest_tests_see_bare_vitests_command_line_and_environment() {
+    let mut mismatches = Mismatches::default();
     for name in ["vitest3", "vitest4", "vitest5"] {
         for colour in COLOURS {
             let project = case_project("bare", name);
@@ -193,18 +226,20 @@ fn vitest_tests_see_bare_vitests_command_line_and_environment() {
             let mut command = tcrunner_in(project.path(), name, &args, colour);
             let out = output(command.env("BARE_OBSERVATION", &bare));
             assert_clean(&out.stdout);
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert_eq!(
-                verdicts(&out.stdout),
-                passed(&[
-                    "observe.test.js > sees no colour variable the user did not set",
-                    "observe.test.js > sees the command line and colour of bare vitest",
-                ]),
-                "{name} {colour:?}: {text}"
+            mismatches.check(
+                format!("{name} {colour:?}"),
+                (verdicts(&out.stdout), out.status.code()),
+                (
+                    passed(&[
+                        "observe.test.js > sees no colour variable the user did not set",
+                        "observe.test.js > sees the command line and colour of bare vitest",
+                    ]),
+                    Some(0),
+                ),
             );
-            assert_eq!(out.status.code(), Some(0), "{name} {colour:?}: {text}");
         }
     }
+    mismatches.assert_none();
 }
 
 /// With colour on for the framework (the user's `FORCE_COLOR`, or `CI`
@@ -226,7 +261,10 @@ fn colour_the_user_turns_on_stays_out_of_the_stream() {
                 let out = output(&mut tcrunner_in(project.path(), name, args, colour));
                 let text = String::from_utf8_lossy(&out.stdout);
                 assert_clean(&out.stdout);
-                assert!(!text.contains('\u{1b}'), "{name} {colour:?} {args:?}: {text}");
+                assert!(
+                    !text.contains('\u{1b}'),
+                    "{name} {colour:?} {args:?}: {text}"
+                );
                 let found = tests_by_path(&out.stdout);
                 let failed = &found["colour.test.js > fails with a diff"];
                 assert_eq!(failed.verdict, "failed", "{name}: {text}");
@@ -259,6 +297,7 @@ fn selected_by_alpha() -> Vec<(String, String)> {
 
 #[test]
 fn tests_the_users_name_pattern_leaves_out_are_not_in_the_tree() {
+    let mut mismatches = Mismatches::default();
     for name in INSTALLS {
         let project = case_project("names", name);
         // The pattern after `--`, in both spellings, and in the config file.
@@ -273,17 +312,16 @@ fn tests_the_users_name_pattern_leaves_out_are_not_in_the_tree() {
                 command.env("CONFIG_NAME_PATTERN", pattern);
             }
             let out = output(&mut command);
-            let text = String::from_utf8_lossy(&out.stdout);
             assert_clean(&out.stdout);
-            assert_eq!(
-                verdicts(&out.stdout),
-                selected_by_alpha(),
-                "{name} {args:?} {config:?}: {text}"
+            mismatches.check(
+                format!("{name} {args:?} config {config:?}"),
+                (verdicts(&out.stdout), out.status.code()),
+                (selected_by_alpha(), Some(0)),
             );
-            assert_eq!(out.status.code(), Some(0), "{name} {args:?}: {text}");
         }
         // Without a pattern every test is there, the skipped ones ignored.
         let out = output(&mut tcrunner_in(project.path(), name, &[], &[]));
         assert_eq!(tests_by_path(&out.stdout).len(), 13, "{name}");
     }
+    mismatches.assert_none();
 }

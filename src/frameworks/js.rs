@@ -1,6 +1,8 @@
 //! jest and vitest: the project's own `node_modules` copy, run with node and
 //! our reporter (`runners/tcrunner-jest.cjs`, `runners/tcrunner-vitest.mjs`)
-//! passed by absolute path.
+//! passed by absolute path; jest through our launcher
+//! (`runners/tcrunner-jest-launch.cjs`), so that tests it runs in band see
+//! only the user's arguments in `process.argv`.
 //!
 //! Checked against jest 29 and 30, vitest 3, 4 and 5. Targets accepted:
 //! `FILE` and `FILE::outer > inner > test name`; the names become an
