@@ -32,7 +32,7 @@
 //! `Unhandled error` per error vitest reports outside any test.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import common from './tcrunner-common.cjs';
@@ -142,6 +142,45 @@ function describeErrors(errors, retried = false) {
   }
   return failure;
 }
+
+/**
+ * vitest's own text (its errors on stderr, a failing globalSetup's code
+ * frame) is printed plain: vitest 4 and 5 colour it even into a pipe. Done
+ * here, in vitest's main process, to the copy of tinyrainbow vitest prints
+ * with (vitest 5 bundles its own), rather than through colour variables
+ * every test would see; tests run in workers with their own copies.
+ */
+async function plainVitest() {
+  const script = process.argv[1] || '';
+  if (path.basename(script) !== 'vitest.mjs') return;
+  const files = [];
+  try {
+    const chunks = path.join(path.dirname(fs.realpathSync(script)), 'dist', 'chunks');
+    for (const name of fs.readdirSync(chunks)) if (/^tinyrainbow\.[\w-]+\.js$/.test(name)) files.push(path.join(chunks, name));
+  } catch {
+    // No bundled copy.
+  }
+  try {
+    files.push(createRequire(fs.realpathSync(script)).resolve('tinyrainbow'));
+  } catch {
+    // No copy of its own either.
+  }
+  const plain = (text) => String(text);
+  for (const file of files) {
+    try {
+      const module = await import(pathToFileURL(file).href);
+      for (const colours of Object.values(module)) {
+        if (!colours || typeof colours !== 'object' || typeof colours.isColorSupported !== 'boolean') continue;
+        for (const key of Object.keys(colours)) if (typeof colours[key] === 'function') colours[key] = plain;
+        colours.isColorSupported = false;
+      }
+    } catch {
+      // A copy that does not load stays as it is.
+    }
+  }
+}
+
+if (process.env.TCRUNNER_EVENT_FD || process.env.TCRUNNER_EVENT_FILE) await plainVitest();
 
 export default class TcrunnerVitestReporter {
   constructor() {

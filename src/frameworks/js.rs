@@ -634,6 +634,48 @@ mod tests {
     }
 
     #[test]
+    fn jests_launcher_is_told_where_the_users_own_arguments_are() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-launch-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("node_modules/jest")).unwrap();
+        std::fs::write(
+            dir.join("node_modules/jest/package.json"),
+            r#"{"version": "30.0.0"}"#,
+        )
+        .unwrap();
+        let raw: Vec<String> = ["-i", "--ci"].map(String::from).to_vec();
+        let request = Request {
+            project: dir.clone(),
+            targets: vec!["a.test.js::adds".into()],
+            raw: raw.clone(),
+            test_timeout: Some(2.0),
+            ..Request::default()
+        };
+        let launch = Jest.launch(&request).unwrap();
+        let args: Vec<String> = launch
+            .spec
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(args[0].ends_with("tcrunner-jest-launch.cjs"), "{args:?}");
+        assert!(
+            args[1].ends_with("node_modules/jest/bin/jest.js"),
+            "{args:?}"
+        );
+        let (start, end): (usize, usize) = (args[2].parse().unwrap(), args[3].parse().unwrap());
+        let jest_args = &args[4..];
+        assert_eq!(jest_args[start..end], raw[..], "{args:?}");
+        // Everything of tcrunner's is outside that range.
+        assert!(jest_args.iter().any(|a| a.starts_with("--reporters=")));
+        assert!(jest_args
+            .iter()
+            .any(|a| a.starts_with("--testNamePattern=")));
+        assert!(jest_args.contains(&"--testTimeout=2000".to_owned()));
+        assert!(launch.spec.env.is_empty(), "{:?}", launch.spec.env);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn engine_ranges_give_their_floor() {
         assert_eq!(engine_floor("^22.12 || ^24 || >=26"), Some((22, 12)));
         assert_eq!(engine_floor(">=18"), Some((18, 0)));

@@ -13,7 +13,8 @@ use crate::report::{Pipeline, Summary};
 use crate::tree::FastMap;
 
 use super::diagnose::{
-    did_not_start, fail, framework_hint, is_timeout_message, keep_tail, thrown_error_line,
+    did_not_start, fail, framework_hint, is_timeout_message, keep_tail, plain_text,
+    thrown_error_line,
 };
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
@@ -396,7 +397,7 @@ impl State {
         let answered = limits.informational && self.status.is_some_and(|s| s.code() == Some(0));
         if !self.reported && self.signalled.is_none() && !answered {
             if let Some(line) = framework
-                .no_tests_line(&String::from_utf8_lossy(&self.stdout_tail))
+                .no_tests_line(&plain_text(&self.stdout_tail))
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
             {
                 let text = format!("{name} ran no tests: {line}");
@@ -404,7 +405,7 @@ impl State {
                 self.no_tests = true;
                 return Ok(());
             }
-            let stderr = String::from_utf8_lossy(&self.stderr_tail);
+            let stderr = plain_text(&self.stderr_tail);
             let missing = framework.missing_hint(&stderr, program);
             self.unavailable = missing.is_some();
             let hint =
@@ -424,7 +425,7 @@ impl State {
         if self.name == "pytest" {
             return (code == 4).then(|| framework_hint(self.name, &self.stderr_tail, self.status));
         }
-        let stderr = String::from_utf8_lossy(&self.stderr_tail);
+        let stderr = plain_text(&self.stderr_tail);
         if code == 0 || !stderr.contains("Error") {
             return None;
         }
@@ -443,7 +444,7 @@ impl State {
         hint: String,
     ) -> io::Result<()> {
         note(&hint);
-        let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
+        let details = plain_text(&self.stderr_tail);
         did_not_start(pipeline, self.name, hint.clone(), Some(details))?;
         self.setup_failure = Some(hint);
         Ok(())
@@ -463,7 +464,7 @@ impl State {
         let said: Vec<String> = [("stderr", &self.stderr_tail), ("stdout", &self.stdout_tail)]
             .into_iter()
             .filter_map(|(stream, tail)| {
-                let text = String::from_utf8_lossy(tail).trim().to_owned();
+                let text = plain_text(tail).trim().to_owned();
                 (!text.is_empty()).then(|| format!("{name}'s last output on {stream}:\n{text}"))
             })
             .collect();
