@@ -30,11 +30,19 @@ fn is_jest(name: &str) -> bool {
     name.starts_with("jest")
 }
 
+fn framework_of(name: &str) -> &'static str {
+    if is_jest(name) {
+        "jest"
+    } else {
+        "vitest"
+    }
+}
+
 /// A temporary copy of `js-cases/<framework>-<case>` using the install `name`.
 fn case_project(case: &str, name: &str) -> Project {
     let modules = util::node_modules(name)
         .unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
-    let framework = if is_jest(name) { "jest" } else { "vitest" };
+    let framework = framework_of(name);
     Project::copy(&format!("js-cases/{framework}-{case}")).link_node_modules(&modules)
 }
 
@@ -322,6 +330,51 @@ fn tests_the_users_name_pattern_leaves_out_are_not_in_the_tree() {
         // Without a pattern every test is there, the skipped ones ignored.
         let out = output(&mut tcrunner_in(project.path(), name, &[], &[]));
         assert_eq!(tests_by_path(&out.stdout).len(), 13, "{name}");
+    }
+    mismatches.assert_none();
+}
+
+/// What the framework prints itself when it fails before running a test
+/// reaches the stream plain: vitest 4 and 5 colour it even into a pipe, and
+/// jest does under the user's `FORCE_COLOR`. Before the reporter loads (a
+/// config that throws) and after (a vitest `globalSetup` that throws, a
+/// jest config that fails validation).
+#[test]
+fn the_frameworks_own_errors_reach_the_stream_plain() {
+    let mut mismatches = Mismatches::default();
+    for name in INSTALLS {
+        let mut projects = vec![];
+        if is_jest(name) {
+            let project = case_project("bare", name);
+            project.write(
+                "jest.config.js",
+                "module.exports = { testEnvironment: 'node', transform: 'x' };\n",
+            );
+            projects.push(("a config jest refuses", project));
+        } else {
+            let project = case_project("bare", name);
+            project.write("vitest.config.mjs", "throw new Error('bad config');\n");
+            projects.push(("a config that throws", project));
+            let modules = util::node_modules(name).unwrap();
+            let setup = Project::copy("js-cases/vitest-global-setup").link_node_modules(&modules);
+            projects.push(("a globalSetup that throws", setup));
+        }
+        for (what, project) in projects {
+            let out = output(&mut tcrunner_in(
+                project.path(),
+                name,
+                &[],
+                &[("FORCE_COLOR", "1")],
+            ));
+            assert_clean(&out.stdout);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let found: Vec<String> = tests_by_path(&out.stdout).into_keys().collect();
+            mismatches.check(
+                format!("{name}, {what}: {text}"),
+                (found, text.contains('\u{1b}')),
+                (vec![format!("{} did not start", framework_of(name))], false),
+            );
+        }
     }
     mismatches.assert_none();
 }
