@@ -205,10 +205,12 @@ class TcrunnerJestReporter {
     this._verbose = !!(globalConfig && globalConfig.verbose);
     this._silent = !!(globalConfig && globalConfig.silent);
     const pattern = globalConfig && globalConfig.testNamePattern;
-    // Tests the -t filter deselects come back `pending`, like real skips; jest
-    // matches its case-insensitive regex against the space-joined full name.
+    // Tests a name pattern deselects come back `pending`, like real skips:
+    // they were not asked for, so they are left out, whoever set the pattern
+    // (a target, `-t`, the config file). jest matches its case-insensitive
+    // regex against the space-joined full name.
     this._nameFilter = null;
-    if (process.env.TCRUNNER_NAME_FILTER === '1' && pattern) {
+    if (pattern) {
       try {
         this._nameFilter = new RegExp(pattern, 'i');
       } catch {
@@ -323,7 +325,7 @@ class TcrunnerJestReporter {
     const printed = inBand && (config.verbose ?? this._verbose) && !(config.silent ?? this._silent);
     for (const entry of printed ? [] : testResult.console || []) {
       const stream = ERROR_CONSOLE.has(entry.type) ? 'stderr' : 'stdout';
-      send({ ev: 'output', id: file.id, stream, text: `${entry.message}\n` });
+      send({ ev: 'output', id: file.id, stream, text: `${stripAnsi(entry.message)}\n` });
     }
     // Reconcile: tests the live stream never finished (skips, filtered
     // tests). An entry matched to a result is `reconciled`.

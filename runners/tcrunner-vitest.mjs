@@ -32,7 +32,7 @@
 //! `Unhandled error` per error vitest reports outside any test.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import common from './tcrunner-common.cjs';
@@ -143,6 +143,45 @@ function describeErrors(errors, retried = false) {
   return failure;
 }
 
+/**
+ * vitest's own text (its errors on stderr, a failing globalSetup's code
+ * frame) is printed plain: vitest 4 and 5 colour it even into a pipe. Done
+ * here, in vitest's main process, to the copy of tinyrainbow vitest prints
+ * with (vitest 5 bundles its own), rather than through colour variables
+ * every test would see; tests run in workers with their own copies.
+ */
+async function plainVitest() {
+  const script = process.argv[1] || '';
+  if (path.basename(script) !== 'vitest.mjs') return;
+  const files = [];
+  try {
+    const chunks = path.join(path.dirname(fs.realpathSync(script)), 'dist', 'chunks');
+    for (const name of fs.readdirSync(chunks)) if (/^tinyrainbow\.[\w-]+\.js$/.test(name)) files.push(path.join(chunks, name));
+  } catch {
+    // No bundled copy.
+  }
+  try {
+    files.push(createRequire(fs.realpathSync(script)).resolve('tinyrainbow'));
+  } catch {
+    // No copy of its own either.
+  }
+  const plain = (text) => String(text);
+  for (const file of files) {
+    try {
+      const module = await import(pathToFileURL(file).href);
+      for (const colours of Object.values(module)) {
+        if (!colours || typeof colours !== 'object' || typeof colours.isColorSupported !== 'boolean') continue;
+        for (const key of Object.keys(colours)) if (typeof colours[key] === 'function') colours[key] = plain;
+        colours.isColorSupported = false;
+      }
+    } catch {
+      // A copy that does not load stays as it is.
+    }
+  }
+}
+
+if (process.env.TCRUNNER_EVENT_FD || process.env.TCRUNNER_EVENT_FILE) await plainVitest();
+
 export default class TcrunnerVitestReporter {
   constructor() {
     this.sink = openSink();
@@ -167,8 +206,11 @@ export default class TcrunnerVitestReporter {
     keepExactPaths(vitest);
     // vitest 5 matches -t against names joined by ' > ', older ones by ' '.
     this.separator = Number.parseInt(version, 10) >= 5 ? ' > ' : ' ';
+    // Tests a name pattern deselects come back skipped, like real skips:
+    // they were not asked for, so they are left out, whoever set the pattern
+    // (a target, `-t`, the config file).
     const pattern = config.testNamePattern;
-    if (process.env.TCRUNNER_NAME_FILTER === '1' && pattern) {
+    if (pattern) {
       try {
         this.nameFilter = pattern instanceof RegExp ? pattern : new RegExp(pattern);
       } catch {
@@ -293,7 +335,9 @@ export default class TcrunnerVitestReporter {
   onUserConsoleLog(log) {
     if (!this.sink || !log) return;
     const stream = log.type === 'stderr' ? 'stderr' : 'stdout';
-    const text = String(log.content ?? '');
+    // vitest colours what it formats (numbers, objects) when colour is on
+    // for it (`CI`, `FORCE_COLOR`): the stream stays plain.
+    const text = stripAnsi(log.content ?? '');
     const node = log.taskId ? this.nodes.get(log.taskId) : undefined;
     if (!node && !(log.taskId && this.vitest?.state?.idMap?.has(log.taskId))) {
       // No task's: output from outside any test file (a runner's or a

@@ -1441,3 +1441,50 @@ fn a_converted_junit_report_has_the_live_runs_tests() {
         "{both:?}"
     );
 }
+
+/// Tests `-k` or `-m` deselects are not in the tree (pytest does not report
+/// them), while a selected test the code skips is still ignored.
+#[test]
+fn tests_a_keyword_or_marker_deselects_are_not_in_the_tree() {
+    for version in [8, 9] {
+        let (code, stream) = run(
+            version,
+            &[
+                "--path",
+                "tests/test_skips.py",
+                "--",
+                "-k",
+                "not xfail and not xpass",
+            ],
+        );
+        assert_clean(&stream);
+        let found: Vec<(String, String)> = tests_by_path(&stream)
+            .into_iter()
+            .map(|(key, test)| (key, test.verdict))
+            .collect();
+        let skipped = |name: &str| (format!("tests > test_skips.py > {name}"), "ignored".into());
+        assert_eq!(
+            found,
+            [
+                skipped("test_runtime_skip"),
+                skipped("test_skip_mark"),
+                skipped("test_skipif"),
+            ],
+            "pytest {version}"
+        );
+        assert_eq!(code, 0, "pytest {version}");
+
+        let (code, stream) = run(
+            version,
+            &["--path", "tests/test_basic.py", "--", "-m", "slow"],
+        );
+        assert_clean(&stream);
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(
+            found,
+            ["tests > test_basic.py > test_tagged"],
+            "pytest {version}"
+        );
+        assert_eq!(code, 0, "pytest {version}");
+    }
+}

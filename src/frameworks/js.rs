@@ -1,6 +1,8 @@
 //! jest and vitest: the project's own `node_modules` copy, run with node and
 //! our reporter (`runners/tcrunner-jest.cjs`, `runners/tcrunner-vitest.mjs`)
-//! passed by absolute path.
+//! passed by absolute path; jest through our launcher
+//! (`runners/tcrunner-jest-launch.cjs`), so that tests it runs in band see
+//! only the user's arguments in `process.argv`.
 //!
 //! Checked against jest 29 and 30, vitest 3, 4 and 5. Targets accepted:
 //! `FILE` and `FILE::outer > inner > test name`; the names become an
@@ -21,8 +23,12 @@ pub(crate) struct Vitest;
 /// What the jest and vitest reporters share, loaded from their folder.
 const COMMON: Runner = runner!("tcrunner-common.cjs");
 
-/// The reporter jest loads with `--reporters`.
-const JEST_REPORTER: Runner = runner!("tcrunner-jest.cjs", [COMMON]);
+/// What starts jest with the jest reporter, written beside it.
+const JEST_LAUNCH: Runner = runner!("tcrunner-jest-launch.cjs");
+
+/// The reporter jest loads with `--reporters`, and the launcher that
+/// starts jest with it.
+const JEST_REPORTER: Runner = runner!("tcrunner-jest.cjs", [COMMON, JEST_LAUNCH]);
 
 /// The reporter vitest loads with `--reporter`, and the test runner it
 /// gives vitest's workers.
@@ -408,23 +414,14 @@ fn major(version: &str) -> u32 {
         .unwrap_or(0)
 }
 
-fn spec(plan: &Plan, entry: &str, args: &[String], request: &Request, filtered: bool) -> Spec {
-    let mut all = vec![plan.package.dir.join(entry).to_string_lossy().into_owned()];
-    all.extend(args.iter().cloned());
-    // FORCE_COLOR=0 turns jest's chalk off, but vitest's tinyrainbow takes
-    // any FORCE_COLOR as "on" (it colours numbers in `console.log` output);
-    // NO_COLOR turns it off.
-    let mut env = vec![
-        ("FORCE_COLOR".into(), "0".into()),
-        ("NO_COLOR".into(), "1".into()),
-    ];
-    if filtered {
-        env.push(("TCRUNNER_NAME_FILTER".into(), "1".into()));
-    }
+/// The node command running `args`. It sets no colour variables: tests see
+/// the environment bare jest or vitest would give them (our reporters strip
+/// the colour codes that reach the stream).
+fn spec(plan: &Plan, args: &[String], request: &Request) -> Spec {
     Spec {
         program: plan.node.clone(),
-        args: os_args(&all),
-        env,
+        args: os_args(args),
+        env: Vec::new(),
         cwd: request.project.clone(),
     }
 }
@@ -458,17 +455,31 @@ impl Framework for Jest {
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
         }
+        let own_start = shown.len();
         shown.extend(request.raw.iter().cloned());
-        let pattern = name_pattern(&plan.targets, " ");
-        if let Some(pattern) = &pattern {
+        let own_end = shown.len();
+        if let Some(pattern) = name_pattern(&plan.targets, " ") {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         if !plan.targets.is_empty() {
             shown.push("--runTestsByPath".into());
         }
-        let mut args = shown.clone();
+        // Our launcher hands jest every argument but gives `process.argv`,
+        // which tests run in band read, only the user's own.
+        let launcher = runner.with_file_name(JEST_LAUNCH.file_name);
+        let mut args: Vec<String> = vec![
+            launcher.to_string_lossy().into_owned(),
+            plan.package
+                .dir
+                .join("bin/jest.js")
+                .to_string_lossy()
+                .into_owned(),
+            own_start.to_string(),
+            own_end.to_string(),
+        ];
+        args.extend(shown.iter().cloned());
         args.push(format!("--reporters={}", runner.display()));
-        let spec = spec(&plan, "bin/jest.js", &args, request, pattern.is_some());
+        let spec = spec(&plan, &args, request);
         Ok(Launch {
             spec,
             shown_args: shown,
@@ -533,13 +544,17 @@ impl Framework for Vitest {
         } else {
             " "
         };
-        let pattern = name_pattern(&plan.targets, joiner);
-        if let Some(pattern) = &pattern {
+        if let Some(pattern) = name_pattern(&plan.targets, joiner) {
             shown.push(format!("--testNamePattern={pattern}"));
         }
-        let mut args = vec![shown[0].clone(), format!("--reporter={}", runner.display())];
+        let entry = plan.package.dir.join("vitest.mjs");
+        let mut args = vec![
+            entry.to_string_lossy().into_owned(),
+            shown[0].clone(),
+            format!("--reporter={}", runner.display()),
+        ];
         args.extend(shown[1..].iter().cloned());
-        let mut spec = spec(&plan, "vitest.mjs", &args, request, pattern.is_some());
+        let mut spec = spec(&plan, &args, request);
         // Our runner then sends each test's start before its body runs.
         spec.env.extend(test_timeout_env(request));
         if let Some(exact) = vitest_exact_paths(request, &files, &filters) {
@@ -642,6 +657,48 @@ mod tests {
         let re = regex::Regex::new(&padded).unwrap();
         assert!(re.is_match("parses "));
         assert!(!re.is_match("parses x"));
+    }
+
+    #[test]
+    fn jests_launcher_is_told_where_the_users_own_arguments_are() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-launch-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("node_modules/jest")).unwrap();
+        std::fs::write(
+            dir.join("node_modules/jest/package.json"),
+            r#"{"version": "30.0.0"}"#,
+        )
+        .unwrap();
+        let raw: Vec<String> = ["-i", "--ci"].map(String::from).to_vec();
+        let request = Request {
+            project: dir.clone(),
+            targets: vec!["a.test.js::adds".into()],
+            raw: raw.clone(),
+            test_timeout: Some(2.0),
+            ..Request::default()
+        };
+        let launch = Jest.launch(&request).unwrap();
+        let args: Vec<String> = launch
+            .spec
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(args[0].ends_with("tcrunner-jest-launch.cjs"), "{args:?}");
+        assert!(
+            args[1].ends_with("node_modules/jest/bin/jest.js"),
+            "{args:?}"
+        );
+        let (start, end): (usize, usize) = (args[2].parse().unwrap(), args[3].parse().unwrap());
+        let jest_args = &args[4..];
+        assert_eq!(jest_args[start..end], raw[..], "{args:?}");
+        // Everything of tcrunner's is outside that range.
+        assert!(jest_args.iter().any(|a| a.starts_with("--reporters=")));
+        assert!(jest_args
+            .iter()
+            .any(|a| a.starts_with("--testNamePattern=")));
+        assert!(jest_args.contains(&"--testTimeout=2000".to_owned()));
+        assert!(launch.spec.env.is_empty(), "{:?}", launch.spec.env);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -55,6 +55,45 @@ pub(super) fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     tail.drain(..excess);
 }
 
+/// A kept tail as text without ANSI escape sequences: what a framework
+/// printed in colour (vitest colours its errors even into a pipe) reaches
+/// the stream plain.
+pub(super) fn plain_text(tail: &[u8]) -> String {
+    let text = String::from_utf8_lossy(tail);
+    if !text.contains('\u{1b}') {
+        return text.into_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            // CSI: parameters and intermediates up to a final byte.
+            Some('[') => {
+                while chars
+                    .next_if(|c| ('\u{20}'..='\u{3f}').contains(c))
+                    .is_some()
+                {}
+                chars.next_if(|c| ('\u{40}'..='\u{7e}').contains(c));
+            }
+            // OSC (a hyperlink, a title): up to BEL or ESC \.
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            // Any other escape is two characters.
+            _ => {}
+        }
+    }
+    out
+}
+
 /// One line saying why the framework never reported.
 pub(super) fn framework_hint(
     framework: &dyn Framework,
@@ -62,7 +101,7 @@ pub(super) fn framework_hint(
     status: Option<std::process::ExitStatus>,
 ) -> String {
     let name = framework.name();
-    let stderr = String::from_utf8_lossy(stderr_tail);
+    let stderr = plain_text(stderr_tail);
     if status.and_then(|s| s.code()) == Some(0) {
         let example = framework
             .disabling_option()
@@ -98,7 +137,17 @@ pub(super) fn framework_hint(
 
 #[cfg(test)]
 mod tests {
+    use super::plain_text;
     use crate::run::secs;
+
+    #[test]
+    fn tails_read_as_plain_text() {
+        let coloured = "\u{1b}[31m\u{1b}[1mError\u{1b}[22m: boom\u{1b}[39m \u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{1b}\\ \u{1b}7done";
+        assert_eq!(plain_text(coloured.as_bytes()), "Error: boom link done");
+        assert_eq!(plain_text(b"plain \xff"), "plain \u{fffd}");
+        // A sequence cut off at the end of the tail leaves nothing behind.
+        assert_eq!(plain_text(b"cut \x1b[3"), "cut ");
+    }
 
     #[test]
     fn seconds_read_as_typed() {

@@ -12,7 +12,7 @@ use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 use crate::hash::FastMap;
 use crate::report::{Pipeline, Summary};
 
-use super::diagnose::{did_not_start, fail, framework_hint, keep_tail};
+use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -384,7 +384,7 @@ impl State {
         let answered = limits.informational && self.status.is_some_and(|s| s.code() == Some(0));
         if !self.reported && self.signalled.is_none() && !answered {
             if let Some(line) = framework
-                .no_tests_line(&String::from_utf8_lossy(&self.stdout_tail))
+                .no_tests_line(&plain_text(&self.stdout_tail))
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
             {
                 let text = format!("{name} ran no tests: {line}");
@@ -392,7 +392,7 @@ impl State {
                 self.no_tests = true;
                 return Ok(());
             }
-            let stderr = String::from_utf8_lossy(&self.stderr_tail);
+            let stderr = plain_text(&self.stderr_tail);
             let missing = framework.missing_hint(&stderr, program);
             self.unavailable = missing.is_some();
             let hint = missing
@@ -406,7 +406,7 @@ impl State {
     /// if it did, rather than finding no tests ([`Framework::refusal`]).
     fn refusal(&self) -> Option<String> {
         let code = self.status.and_then(|s| s.code())?;
-        let stderr = String::from_utf8_lossy(&self.stderr_tail);
+        let stderr = plain_text(&self.stderr_tail);
         Some(match self.framework.refusal(code, &stderr)? {
             Refusal::Threw(line) => format!("{} failed before running any test: {line}", self.name),
             Refusal::OnStderr => framework_hint(self.framework, &self.stderr_tail, self.status),
@@ -422,7 +422,7 @@ impl State {
         hint: String,
     ) -> io::Result<()> {
         note(&hint);
-        let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
+        let details = plain_text(&self.stderr_tail);
         did_not_start(pipeline, self.name, hint.clone(), Some(details))?;
         self.setup_failure = Some(hint);
         Ok(())
@@ -442,7 +442,7 @@ impl State {
         let said: Vec<String> = [("stderr", &self.stderr_tail), ("stdout", &self.stdout_tail)]
             .into_iter()
             .filter_map(|(stream, tail)| {
-                let text = String::from_utf8_lossy(tail).trim().to_owned();
+                let text = plain_text(tail).trim().to_owned();
                 (!text.is_empty()).then(|| format!("{name}'s last output on {stream}:\n{text}"))
             })
             .collect();

@@ -1,0 +1,65 @@
+'use strict';
+//! tcrunner's jest launcher: starts the project's jest through its
+//! programmatic entry, `jest-cli`'s `run(argv)` (jest 29.7 and 30.5), so that
+//! jest gets tcrunner's arguments (our reporter, the paths and name pattern
+//! of `--path` and `--target`) while `process.argv` is what bare `jest` with
+//! the user's own arguments has: tests jest runs in band run in this process
+//! and may parse it.
+//!
+//! Usage: `node tcrunner-jest-launch.cjs JEST_BIN START END ARG...`, where
+//! ARG... are jest's arguments and ARG[START..END] the user's own; JEST_BIN
+//! is jest's `bin/jest.js`, which bare `jest` runs as `process.argv[1]`.
+//!
+//! jest's own text (its verbose console, its errors and warnings) is made
+//! plain here, in this process, rather than through colour variables every
+//! test would see: the chalk and picocolors copies jest's packages print
+//! with are turned off.
+//! Tests load their own copies (jest's module registry), which decide as
+//! under bare jest; what jest sends our reporter is stripped of ANSI there.
+
+const path = require('path');
+
+const [jestBin, start, end, ...args] = process.argv.slice(2);
+process.argv.splice(1, Infinity, jestBin, ...args.slice(Number(start), Number(end)));
+
+// What jest-cli's bin does before it starts.
+if (process.env.NODE_ENV == null) process.env.NODE_ENV = 'test';
+
+/** The folder of `pkg` as found from `dir`, or null. */
+function packageDir(pkg, dir) {
+  try {
+    return path.dirname(require.resolve(`${pkg}/package.json`, { paths: [dir] }));
+  } catch {
+    return null;
+  }
+}
+
+/** Sets `key` of the module `name` as found from `dir`, if it is there. */
+function quiet(name, dir, key, value) {
+  if (!dir) return;
+  try {
+    require(require.resolve(name, { paths: [dir] }))[key] = value;
+  } catch {
+    // Not there: nothing to quiet.
+  }
+}
+
+const cli = packageDir('jest-cli', path.dirname(jestBin));
+const core = cli && packageDir('@jest/core', cli);
+const messages = core && packageDir('jest-message-util', core);
+for (const dir of [cli, core, core && packageDir('@jest/console', core), messages]) {
+  quiet('chalk', dir, 'level', 0);
+}
+// The code frames of jest's messages (a console call's place, in the
+// verbose console) are coloured by @babel/code-frame, which asks picocolors
+// at each call.
+quiet('picocolors', messages && packageDir('@babel/code-frame', messages), 'isColorSupported', false);
+
+if (cli) {
+  require(cli).run(args);
+} else {
+  // A jest without jest-cli beside it: its bin reads the arguments from
+  // process.argv, so they are handed over there.
+  process.argv.splice(2, Infinity, ...args);
+  require(jestBin);
+}
