@@ -261,7 +261,8 @@ impl Child {
         self.open_streams == 0
     }
 
-    /// Sends `signal` to every process in the group.
+    /// Sends the signal numbered `signal` (one tcrunner received, passed
+    /// on, or SIGKILL) to every process in the group.
     pub(crate) fn signal(&self, signal: i32) {
         if let Some(signal) = Signal::from_named_raw(signal) {
             self.kill(signal);
