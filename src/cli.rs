@@ -13,11 +13,7 @@ use crate::frameworks::FrameworkName;
 /// framework arguments) and writes `##teamcity[...]` messages to stdout.
 #[derive(Debug, Parser)]
 #[command(name = "tcrunner", version, long_version = LONG_VERSION, args_conflicts_with_subcommands = true)]
-#[command(
-    after_help = "Exit codes: 0 passed, 1 tests failed, 2-5 pytest's own (5: no tests), \
-64 usage, 65 malformed input, 66 missing input, 69 framework unavailable, 70 internal error, \
-71 framework crashed, 73 reporter failed, 74 output error, 124 timeout, 128+n signal n."
-)]
+#[command(after_help = crate::exit::help())]
 pub(crate) struct RawArgs {
     #[command(subcommand)]
     pub command: Option<RawCommand>,

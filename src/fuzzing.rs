@@ -409,17 +409,16 @@ fn write_once(path: &Path, content: &[u8]) {
 fn scratch_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        // SAFETY: getuid cannot fail and has no memory effects.
-        let uid = unsafe { libc::getuid() };
+        let uid = rustix::process::getuid().as_raw();
         let dir = std::env::temp_dir().join(format!("tcrunner-fuzz-{uid}"));
         std::fs::create_dir_all(&dir).expect("creating the scratch folder");
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let name = entry.file_name();
             let pid = name.to_str().and_then(|n| n.split_once('-'));
-            if let Some(pid) = pid.and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok()) {
-                // SAFETY: signal 0 sends nothing; it only asks whether `pid` exists.
-                let gone = unsafe { libc::kill(pid, 0) } != 0
-                    && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+            let pid = pid.and_then(|(pid, _)| pid.parse().ok());
+            if let Some(pid) = pid.and_then(rustix::process::Pid::from_raw) {
+                // Signal 0 sends nothing; it only asks whether `pid` exists.
+                let gone = rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH);
                 if gone {
                     let _ = std::fs::remove_file(entry.path());
                 }

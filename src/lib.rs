@@ -1,13 +1,16 @@
 //! tcrunner: runs pytest, jest or vitest and streams a TeamCity service-message tree.
 //!
 //! The binary (`src/main.rs`) only calls [`main`]; everything lives here so
-//! the fuzz targets in `fuzz/` can reach the parsers.
+//! the fuzz targets in `fuzz/` can reach the parsers, through the `fuzzing`
+//! module that only the `fuzzing` feature (enabled by the fuzz crate alone)
+//! makes public.
 mod check;
 mod cli;
 mod convert;
 mod event;
 mod exit;
 mod frameworks;
+#[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
 mod hash;

@@ -1,4 +1,4 @@
-//! Faults, on real frameworks (issue 5, docs/faults.md): the framework dies
+//! Faults, on real frameworks (the matrix in docs/faults.md): the framework dies
 //! mid-test, time limits, signals to tcrunner, nothing to run, hostile and
 //! huge output, a consumer that goes away, leaked processes. Every test
 //! checks the exit code, the stream with `tcrunner check`, and that no

@@ -1,4 +1,4 @@
-//! Snapshots of the redacted stream (STYLE.md §7, issue 3): the real binary on
+//! Snapshots of the redacted stream, byte for byte: the real binary on
 //! the pytest fixture and the bundled example project (pytest 9), and on the
 //! jest 30 and vitest 4 installs of scripts/setup-node.sh, in both dialects.
 //!

@@ -1,4 +1,4 @@
-//! `--timeout` inside pytest (issue 5): our plugin's per-test alarm fails
+//! `--timeout` inside pytest (docs/faults.md): our plugin's per-test alarm fails
 //! only the test that ran too long, and the run goes on to the next test.
 //! The fixture, tests/fixtures/pytest-timeout, has three tests that outlive
 //! `--timeout 1` (sleeping in the call, in a fixture's setup, and catching

@@ -4,7 +4,9 @@
 //! it can be known; nothing is read ahead of the loop, so a slow consumer
 //! slows the framework down instead of growing our memory; the group is
 //! stopped with SIGTERM, a grace period, then SIGKILL.
+mod input;
 mod reader;
 mod unix;
 
-pub(crate) use unix::{describe, signal_name, stdout_gone, Child, Input, Spec};
+pub(crate) use input::Input;
+pub(crate) use unix::{describe, signal_name, stdout_gone, Child, Spec};

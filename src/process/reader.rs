@@ -35,9 +35,11 @@
 //! pipes are read: the drain stops at the frame.
 use std::collections::VecDeque;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
-use super::unix::Input;
+use rustix::io::Errno;
+
+use super::input::Input;
 
 /// Size of one read.
 pub(super) const CHUNK: usize = 64 * 1024;
@@ -144,11 +146,11 @@ impl Reader {
     }
 
     /// The pipes still open, by index, for `poll`.
-    pub(super) fn open_fds(&self) -> impl Iterator<Item = (usize, RawFd)> + '_ {
+    pub(super) fn open_fds(&self) -> impl Iterator<Item = (usize, BorrowedFd<'_>)> + '_ {
         self.sources
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| s.fd.as_ref().map(|fd| (i, fd.as_raw_fd())))
+            .filter_map(|(i, s)| s.fd.as_ref().map(|fd| (i, fd.as_fd())))
     }
 
     /// Reads one chunk from pipe `i`, which `poll` said is ready, into `out`.
@@ -367,22 +369,18 @@ impl Reader {
     /// source is closed and [`Input::Closed`] queued), `None` when nothing
     /// is there now.
     fn read(&mut self, i: usize, want: usize, out: &mut VecDeque<Input>) -> Option<usize> {
-        let fd = self.sources[i].fd.as_ref()?.as_raw_fd();
+        let fd = self.sources[i].fd.as_ref()?;
         loop {
-            // SAFETY: `buf` has at least `want` writable bytes; fd is open.
-            let n = unsafe { libc::read(fd, self.buf.as_mut_ptr().cast(), want) };
-            if n > 0 {
-                let n = n as usize;
-                self.largest_read = self.largest_read.max(n);
-                self.read_events |= i == Self::EVENTS;
-                return Some(n);
-            }
-            if n < 0 {
-                match io::Error::last_os_error().kind() {
-                    io::ErrorKind::Interrupted => continue,
-                    io::ErrorKind::WouldBlock => return None,
-                    _ => {}
+            match rustix::io::read(fd, &mut self.buf[..want]) {
+                Ok(0) => {}
+                Ok(n) => {
+                    self.largest_read = self.largest_read.max(n);
+                    self.read_events |= i == Self::EVENTS;
+                    return Some(n);
                 }
+                Err(Errno::INTR) => continue,
+                Err(Errno::WOULDBLOCK) => return None,
+                Err(_) => {}
             }
             // End of file, or an error that will not go away.
             self.sources[i].fd = None;
@@ -409,31 +407,19 @@ fn is_started(line: &[u8]) -> bool {
 
 /// Bytes waiting in a pipe.
 fn pending_bytes(fd: &OwnedFd) -> usize {
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one c_int through the pointer; fd is open.
-    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
-    if rc == 0 {
-        n.max(0) as usize
-    } else {
-        0
-    }
+    rustix::io::ioctl_fionread(fd).map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 pub(super) fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
-    let fd = fd.as_raw_fd();
-    // SAFETY: fcntl on an open descriptor we own; no memory is passed.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags == -1 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == -1 {
-            return Err(io::Error::last_os_error());
-        }
-    }
+    let flags = rustix::fs::fcntl_getfl(fd)?;
+    rustix::fs::fcntl_setfl(fd, flags | rustix::fs::OFlags::NONBLOCK)?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustix::event::{PollFd, PollFlags};
     use std::thread;
 
     /// Everything the reader hands out until all three pipes close.
@@ -445,24 +431,24 @@ mod tests {
         let mut reader = Reader::new(stdout.into(), stderr.into(), events.into(), "k3y").unwrap();
         let mut inputs = VecDeque::new();
         loop {
-            let open: Vec<(usize, RawFd)> = reader.open_fds().collect();
-            if open.is_empty() {
-                return inputs.into();
-            }
-            let mut fds: Vec<libc::pollfd> = open
-                .iter()
-                .map(|&(_, fd)| libc::pollfd {
-                    fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                })
-                .collect();
-            // SAFETY: `fds` is a valid array of initialised pollfds of the length given.
-            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
-            for ((i, _), fd) in open.iter().zip(&fds) {
-                if fd.revents != 0 {
-                    reader.read_ready(*i, &mut inputs);
+            let ready: Vec<usize> = {
+                let open: Vec<(usize, BorrowedFd<'_>)> = reader.open_fds().collect();
+                if open.is_empty() {
+                    return inputs.into();
                 }
+                let mut fds: Vec<PollFd<'_>> = open
+                    .iter()
+                    .map(|(_, fd)| PollFd::new(fd, PollFlags::IN))
+                    .collect();
+                rustix::event::poll(&mut fds, None).unwrap();
+                open.iter()
+                    .zip(&fds)
+                    .filter(|(_, fd)| !fd.revents().is_empty())
+                    .map(|((i, _), _)| *i)
+                    .collect()
+            };
+            for i in ready {
+                reader.read_ready(i, &mut inputs);
             }
         }
     }
@@ -532,13 +518,8 @@ mod tests {
         let (ev_r, mut ev_w) = io::pipe().unwrap();
         // Room for all the text at once, so it is all waiting before the
         // reader starts: after its first chunk, more is left to drain.
-        // SAFETY: fcntl on a pipe we own; no memory is passed.
-        let grown = unsafe { libc::fcntl(out_w.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
-        assert!(
-            grown >= 1 << 20,
-            "F_SETPIPE_SZ: {}",
-            io::Error::last_os_error()
-        );
+        let grown = rustix::pipe::fcntl_setpipe_size(&out_w, 1 << 20).expect("F_SETPIPE_SZ");
+        assert!(grown >= 1 << 20, "the pipe holds {grown} bytes");
         let text = vec![b'x'; 4 * CHUNK];
         out_w.write_all(&text).unwrap();
         let events = b"{\"ev\":\"finished\",\"id\":\"a\"}\n{\"ev\":\"suite_done\",\"id\":\"s\"}\n";

@@ -2,7 +2,7 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -11,6 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use rustix::event::{PollFd, PollFlags, Timespec};
+use rustix::process::{kill_process_group, Pid, Signal};
+
+use super::input::Input;
 use super::reader::{set_nonblocking, Reader};
 
 /// The environment variable naming the event pipe's file descriptor.
@@ -29,30 +33,13 @@ pub(crate) struct Spec {
     pub cwd: PathBuf,
 }
 
-/// Something the framework process did.
-#[derive(Debug)]
-pub(crate) enum Input {
-    /// Bytes on its stdout.
-    Stdout(Vec<u8>),
-    /// Bytes on its stderr.
-    Stderr(Vec<u8>),
-    /// One line from the event side channel (without the newline).
-    Event(Vec<u8>),
-    /// The side channel, stdout or stderr reached end of file.
-    Closed,
-    /// The framework's main process exited.
-    Exited(ExitStatus),
-    /// tcrunner received this signal.
-    Signal(i32),
-}
-
 /// A running framework process group.
 ///
 /// Nothing reads its pipes in the background: [`Child::next`] polls them,
 /// so a framework that writes faster than our consumer reads is slowed down
 /// by its own pipes instead of growing our memory.
 pub(crate) struct Child {
-    pgid: i32,
+    pgid: Pid,
     reader: Reader,
     /// Read but not yet handed out.
     queue: VecDeque<Input>,
@@ -90,14 +77,18 @@ impl Child {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        // SAFETY: the closure only calls fcntl and signal, which are
-        // async-signal-safe, on a descriptor that stays open until after
-        // spawn returns.
+        // SAFETY: the closure runs in the forked child, where only
+        // async-signal-safe calls are allowed: it makes two, fcntl (a plain
+        // system call through rustix) and signal. `event_fd` names the
+        // pipe's write end, which `events_write` keeps open until after
+        // spawn returns, so borrowing it for the call is sound.
         unsafe {
             command.pre_exec(move || {
-                if libc::fcntl(event_fd, libc::F_SETFD, 0) == -1 {
-                    return Err(io::Error::last_os_error());
-                }
+                // Inherited across exec, where the framework's reporter finds it.
+                rustix::io::fcntl_setfd(
+                    BorrowedFd::borrow_raw(event_fd),
+                    rustix::io::FdFlags::empty(),
+                )?;
                 // The signals tcrunner passes on must reach the framework
                 // even when tcrunner was started with them ignored (a
                 // shell's `&`, nohup): an ignored signal stays ignored
@@ -112,7 +103,7 @@ impl Child {
         let mut child = command.spawn()?;
         // Our copy of the write end must go, or the reader never sees EOF.
         drop(events_write);
-        let pgid = child.id() as i32;
+        let pgid = Pid::from_child(&child);
         let stdout: OwnedFd = child.stdout.take().expect("piped").into();
         let stderr: OwnedFd = child.stderr.take().expect("piped").into();
         let set_up = Reader::new(stdout, stderr, events_read.into(), &key)
@@ -120,8 +111,7 @@ impl Child {
         let (reader, (watch_read, watch_write)) = match set_up {
             Ok(parts) => parts,
             Err(e) => {
-                // SAFETY: kill has no memory effects; the pid is our new child's group.
-                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                let _ = kill_process_group(pgid, Signal::KILL);
                 let _ = child.wait();
                 return Err(e);
             }
@@ -193,31 +183,41 @@ impl Child {
     /// wait (see [`Child::next`]).
     fn poll(&mut self, wait: Option<Duration>, gathering: bool) -> bool {
         const STREAMS: usize = 3;
-        let mut fds = [libc::pollfd {
-            fd: -1,
-            events: libc::POLLIN,
-            revents: 0,
-        }; STREAMS + 2];
-        for (i, fd) in self.reader.open_fds() {
-            if !(gathering && i == Reader::EVENTS) {
-                fds[i].fd = fd;
+        const SIGNALS: usize = STREAMS;
+        const EXIT_WATCH: usize = STREAMS + 1;
+        // Rounded up to whole milliseconds, so a short wait is not a busy loop.
+        let timeout = wait.map(|w| {
+            let millis = w.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as i64;
+            Timespec {
+                tv_sec: millis / 1000,
+                tv_nsec: millis % 1000 * 1_000_000,
+            }
+        });
+        // What is ready, by index: the streams, the signal pipe, the exit watch.
+        let mut ready = [false; STREAMS + 2];
+        {
+            let mut polled = [0; STREAMS + 2];
+            let mut fds = Vec::with_capacity(STREAMS + 2);
+            let others = [(SIGNALS, &self.signals), (EXIT_WATCH, &self.exit_watch)];
+            let open = self.reader.open_fds();
+            let open = open.filter(|&(i, _)| !(gathering && i == Reader::EVENTS));
+            let others = others
+                .into_iter()
+                .filter_map(|(i, fd)| fd.as_ref().map(|fd| (i, fd.as_fd())));
+            for (i, fd) in open.chain(others) {
+                polled[fds.len()] = i;
+                fds.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
+            }
+            match rustix::event::poll(&mut fds, timeout.as_ref()) {
+                Ok(n) if n > 0 => {}
+                // A signal's handler interrupted the wait: its byte is read next time.
+                _ => return false,
+            }
+            for (fd, &i) in fds.iter().zip(&polled) {
+                ready[i] = !fd.revents().is_empty();
             }
         }
-        // poll skips negative descriptors.
-        fds[STREAMS].fd = raw(&self.signals);
-        fds[STREAMS + 1].fd = raw(&self.exit_watch);
-        let millis = match wait {
-            // Rounded up, so a short wait is not a busy loop.
-            Some(w) => w.as_nanos().div_ceil(1_000_000).min(i32::MAX as u128) as i32,
-            None => -1,
-        };
-        // SAFETY: `fds` is a valid array of initialised pollfds of the length given.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
-        if ready <= 0 {
-            // A signal's handler interrupted the wait: its byte is read next time.
-            return false;
-        }
-        if gathering && fds[..STREAMS].iter().any(|fd| fd.revents != 0) {
+        if gathering && ready[..STREAMS].contains(&true) {
             self.reader.read_gathered_events(&mut self.queue);
         }
         // The event pipe first: an event line that is not a `started` takes
@@ -225,15 +225,15 @@ impl Child {
         // ready beside a `started` was most likely written by the test that
         // just started.
         for i in [Reader::EVENTS, 0, 1] {
-            if fds[i].revents != 0 {
+            if ready[i] {
                 self.reader.read_ready(i, &mut self.queue);
             }
         }
         self.gather = self.reader.take_light_round();
-        if fds[STREAMS].revents != 0 {
+        if ready[SIGNALS] {
             self.read_signals();
         }
-        if fds[STREAMS + 1].revents != 0 {
+        if ready[EXIT_WATCH] {
             // The waiter closed its end: the status is in.
             self.exit_watch = None;
             let status = *self.status.lock().unwrap_or_else(|e| e.into_inner());
@@ -247,12 +247,11 @@ impl Child {
     fn read_signals(&mut self) {
         let Some(fd) = &self.signals else { return };
         let mut bytes = [0u8; 16];
-        // SAFETY: `bytes` is a writable buffer of the length given; fd is open.
-        let n = unsafe { libc::read(fd.as_raw_fd(), bytes.as_mut_ptr().cast(), bytes.len()) };
+        let n = rustix::io::read(fd, &mut bytes).unwrap_or(0);
         if n == 0 {
             self.signals = None;
         }
-        for &byte in &bytes[..n.max(0) as usize] {
+        for &byte in &bytes[..n] {
             self.queue.push_back(Input::Signal(i32::from(byte)));
         }
     }
@@ -262,12 +261,18 @@ impl Child {
         self.open_streams == 0
     }
 
-    /// Sends `signal` to every process in the group.
+    /// Sends the signal numbered `signal` (one tcrunner received, passed
+    /// on, or SIGKILL) to every process in the group.
     pub(crate) fn signal(&self, signal: i32) {
-        // SAFETY: kill has no memory effects; a negative pid names our group.
-        unsafe {
-            libc::kill(-self.pgid, signal);
+        if let Some(signal) = Signal::from_named_raw(signal) {
+            self.kill(signal);
         }
+    }
+
+    /// Sends `signal` to every process in the group. A group that is gone
+    /// has nothing left to stop.
+    fn kill(&self, signal: Signal) {
+        let _ = kill_process_group(self.pgid, signal);
     }
 
     /// SIGTERM to the group, then SIGKILL once `grace` passes without the
@@ -281,13 +286,13 @@ impl Child {
     ) -> Option<ExitStatus> {
         if self.exited {
             // Only what it left behind is still around.
-            self.signal(libc::SIGKILL);
+            self.kill(Signal::KILL);
             return None;
         }
-        self.signal(if grace.is_zero() {
-            libc::SIGKILL
+        self.kill(if grace.is_zero() {
+            Signal::KILL
         } else {
-            libc::SIGTERM
+            Signal::TERM
         });
         let deadline = Instant::now() + grace;
         let mut status = None;
@@ -303,7 +308,7 @@ impl Child {
                 None => {}
             }
         }
-        self.signal(libc::SIGKILL);
+        self.kill(Signal::KILL);
         // SIGKILL cannot be refused; the waiter reports the death promptly.
         let deadline = Instant::now() + Duration::from_secs(5);
         while status.is_none() {
@@ -319,14 +324,10 @@ impl Child {
     }
 }
 
-fn raw(fd: &Option<OwnedFd>) -> RawFd {
-    fd.as_ref().map_or(-1, |fd| fd.as_raw_fd())
-}
-
 impl Drop for Child {
     fn drop(&mut self) {
         // Whatever happened, nothing of the run outlives tcrunner.
-        self.signal(libc::SIGKILL);
+        self.kill(Signal::KILL);
     }
 }
 
@@ -336,11 +337,13 @@ static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
 extern "C" fn on_signal(signal: libc::c_int) {
     let fd = SIGNAL_PIPE.load(Ordering::Relaxed);
     if fd >= 0 {
-        let byte = signal as u8;
-        // SAFETY: write is async-signal-safe; the buffer is a local byte.
-        unsafe {
-            libc::write(fd, (&byte as *const u8).cast(), 1);
-        }
+        // SAFETY: `fd` is the write end `listen_for_signals` leaked, open for
+        // the rest of the process, and write is async-signal-safe (on Linux
+        // rustix makes the system call itself and leaves errno, which the
+        // interrupted code may be about to read, as it was). A full pipe
+        // drops the byte.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        let _ = rustix::io::write(fd, &[signal as u8]);
     }
 }
 
@@ -377,14 +380,11 @@ fn listen_for_signals() -> Option<OwnedFd> {
 /// with EPIPE, but a run whose tests are quiet writes nothing for a long
 /// time; this lets it notice anyway. Files and `/dev/null` never report it.
 pub(crate) fn stdout_gone() -> bool {
-    let mut fd = libc::pollfd {
-        fd: libc::STDOUT_FILENO,
-        events: 0,
-        revents: 0,
-    };
-    // SAFETY: one initialised pollfd and a count of one; a zero timeout never blocks.
-    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
-    ready == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
+    let stdout = io::stdout();
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    // A zero timeout never blocks.
+    let ready = rustix::event::poll(&mut fds, Some(&Timespec::default()));
+    ready == Ok(1) && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP)
 }
 
 /// `SIGKILL` for 9, and so on.
