@@ -69,6 +69,17 @@ mod tests {
     use crate::event::{Outcome, TestEvent};
 
     #[test]
+    fn a_test_with_two_failures_has_two_sections() {
+        // A test whose two snapshots both differ: jest keeps both failures
+        // and writes a section for each under the same heading.
+        let bytes = sample("jest-two-failures.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        let c = counts(&events);
+        assert_eq!((c[&Outcome::Failed], c[&Outcome::Error]), (2, 0));
+        assert_eq!(test_names(&events), ["fails two snapshots", "fails once"]);
+    }
+
+    #[test]
     fn counts_match_the_report() {
         let bytes = sample("jest.json");
         let events = events_of(|out| read(&bytes[..], out)).unwrap();
