@@ -1,14 +1,17 @@
 //! Outputs: what a run's events become. [`Pipeline`] takes every source's
 //! events through the tree to each output (the service-message stream,
 //! and files beside it); [`output`] is the contract between them.
+mod ctrf_file;
 mod events_file;
 mod file;
 mod intellij;
+mod junit_file;
 mod messages;
 mod output;
 mod outputs;
 mod passthrough;
 mod pipeline;
+mod record;
 mod stream;
 mod summary;
 mod teamcity;
