@@ -75,6 +75,7 @@ use super::position::Counted;
 use super::pytest_json::COLLECTION_ERROR;
 use crate::event::{Node, NodeKind, Outcome, Stream, TestEvent, TestResult};
 use crate::hash::FastMap;
+use crate::report::JUNIT_ROOT as TCRUNNER;
 
 /// Reads one JUnit XML document, sending events as test cases close.
 pub(crate) fn read<R: BufRead>(input: R, out: &mut Emitter<'_>) -> Result<(), ReadError> {
@@ -199,6 +200,10 @@ struct Case {
     error: Option<Box<Problem>>,
     skipped: Option<Box<Problem>>,
     output: Vec<(Stream, String)>,
+    /// A tcrunner file's `titles` property: the suites' titles below the
+    /// `<testsuite>` and the test's name, as a JSON array, written when
+    /// one of them holds ` > ` itself.
+    titles: Option<String>,
 }
 
 impl Case {
@@ -259,6 +264,12 @@ struct State {
     seen_root: bool,
     /// `<testsuites name="pytest tests">`.
     pytest_root: bool,
+    /// `<testsuites name="tcrunner">`: a file tcrunner wrote
+    /// (`--junit-xml`), whose tree is spelled out exactly.
+    tcrunner: bool,
+    /// In a tcrunner file: the open folder suites above the `<testsuite>`s
+    /// (their `package`), as (name, id).
+    folders: Vec<(String, String)>,
     /// The last sent case's `classname`, kept for its buffer.
     spare_classname: String,
     /// A buffer for the next case's `name`.
@@ -429,7 +440,9 @@ impl State {
             self.seen_root = true;
             match tag {
                 b"testsuites" => {
-                    self.pytest_root = attr(e, b"name").is_some_and(|n| n.starts_with("pytest"));
+                    let name = attr(e, b"name");
+                    self.pytest_root = name.as_deref().is_some_and(|n| n.starts_with("pytest"));
+                    self.tcrunner = name.as_deref() == Some(TCRUNNER);
                     return Ok(Elem::Root);
                 }
                 b"testsuite" | b"testcase" => {}
@@ -446,25 +459,53 @@ impl State {
             (Some(Elem::Root), b"testsuites") => Elem::Root,
             (None | Some(Elem::Root | Elem::Suite), b"testsuite") => {
                 self.send_held(out)?;
-                let [name, file] = attrs(e, [b"name", b"file"]);
-                let name = name.unwrap_or_else(|| "testsuite".to_string());
+                let [name, file, package] = attrs(e, [b"name", b"file", b"package"]);
+                let mut name = name.unwrap_or_else(|| "testsuite".to_string());
+                if self.tcrunner && self.frames.len() == 1 {
+                    let package = package.as_deref().filter(|p| !p.is_empty());
+                    self.sync_folders(package, out)?;
+                    if let Some(own) = package
+                        .and_then(|p| name.strip_prefix(p))
+                        .and_then(|rest| rest.strip_prefix('/'))
+                    {
+                        name = own.to_string();
+                    }
+                }
                 let frame = self
                     .frames
                     .last()
                     .expect("the document frame is never popped");
-                let pytest = self.pytest_root || frame.pytest || name == "pytest";
+                let pytest =
+                    !self.tcrunner && (self.pytest_root || frame.pytest || name == "pytest");
                 let suite_file = file.is_some();
                 // pytest's one `<testsuite name="pytest">` is the run, not a
                 // suite: a live run's tree starts at the folders below it.
-                let id = if name == "pytest" && frame.id.is_none() {
+                // So is the one tcrunner writes for the run's own notes and
+                // for tests no file holds.
+                let run_suite = match self.tcrunner {
+                    true => name == TCRUNNER,
+                    false => name == "pytest",
+                };
+                let id = if run_suite && frame.id.is_none() {
                     None
                 } else {
                     let id = self.next_id(out);
+                    // A tcrunner file's `<testsuite>` under the document is a
+                    // file (or top-level) node, under its folders.
+                    let outermost = self.tcrunner && self.frames.len() == 1;
                     let node = Node {
                         id: id.clone(),
-                        parent: self.parent_id().cloned(),
+                        parent: self.parent_id().cloned().or_else(|| {
+                            outermost
+                                .then(|| self.folders.last().map(|(_, id)| id.clone()))
+                                .flatten()
+                        }),
                         name: name.clone(),
-                        kind: NodeKind::Suite,
+                        kind: if outermost && file.is_some() {
+                            NodeKind::File
+                        } else {
+                            NodeKind::Suite
+                        },
                         file,
                         ..Node::default()
                     };
@@ -499,6 +540,13 @@ impl State {
                 self.case = Some(case);
                 Elem::Case
             }
+            (Some(Elem::Other), b"property") if self.tcrunner && self.case.is_some() => {
+                let [name, value] = attrs(e, [b"name", b"value"]);
+                if let (Some("titles"), Some(case)) = (name.as_deref(), self.case.as_mut()) {
+                    case.titles = value;
+                }
+                Elem::Other
+            }
             (Some(Elem::Case), b"failure" | b"error" | b"skipped")
             | (Some(Elem::Suite), b"failure" | b"error")
             | (Some(Elem::Case | Elem::Suite), b"system-out" | b"system-err") => {
@@ -524,7 +572,8 @@ impl State {
 
     fn close(&mut self, elem: Elem, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         match elem {
-            Elem::Root | Elem::Other => {}
+            Elem::Root => self.sync_folders(None, out)?,
+            Elem::Other => {}
             Elem::Capture(capture) => {
                 let Some((_, problem)) = self.capture.take() else {
                     return Ok(());
@@ -592,7 +641,7 @@ impl State {
             }
             self.send_held(out)?;
         }
-        if case.failure.is_some() && case.error.is_none() {
+        if case.failure.is_some() && case.error.is_none() && !self.tcrunner {
             self.held = Some(std::mem::take(case));
             return Ok(());
         }
@@ -630,6 +679,9 @@ impl State {
     fn send_now(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         collection_error(case);
         let frame_index = self.frames.len() - 1;
+        if self.tcrunner {
+            return self.send_tcrunner(case, frame_index, out);
+        }
         let pytest = self.frames[frame_index].pytest
             || case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
         let frame = &self.frames[frame_index];
@@ -675,11 +727,55 @@ impl State {
             case.name.drain(..end + " > ".len());
         }
         self.frames[frame_index].started = true;
-
         let py_file = pytest
             && !self.frames[frame_index].suite_file
             && case.file.as_deref().is_some_and(|f| f.ends_with(".py"));
-        // Filled in over the buffers of the test before.
+        self.send_test(case, py_file, out)
+    }
+
+    /// A case of a tcrunner file: its `name` is the titles of the suites
+    /// between its `<testsuite>` and the test, and its own, joined by
+    /// ` > ` (or, when a title holds ` > `, its `titles` property); its
+    /// `classname` only repeats the `<testsuite>`'s name.
+    fn send_tcrunner(
+        &mut self,
+        case: &mut Case,
+        frame_index: usize,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let titles: Option<Vec<String>> = case
+            .titles
+            .take()
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .filter(|titles: &Vec<String>| !titles.is_empty());
+        if let Some(mut titles) = titles {
+            case.name = titles.pop().expect("not empty");
+            let parts: Vec<&str> = titles.iter().map(String::as_str).collect();
+            self.sync_classes(frame_index, &parts, None, None, out)?;
+        } else {
+            let titles_end = case.name.rfind(" > ");
+            let parts: Vec<&str> = match titles_end {
+                Some(end) => case.name[..end].split(" > ").collect(),
+                None => Vec::new(),
+            };
+            self.sync_classes(frame_index, &parts, None, None, out)?;
+            if let Some(end) = titles_end {
+                case.name.drain(..end + " > ".len());
+            }
+        }
+        self.frames[frame_index].classes_of = None;
+        self.frames[frame_index].started = true;
+        self.send_test(case, false, out)
+    }
+
+    /// Sends a case as a test under the innermost open suite; `py_file`:
+    /// its `line` is pytest's 0-based one.
+    fn send_test(
+        &mut self,
+        case: &mut Case,
+        py_file: bool,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
         let test = &mut self.test;
         let node = &mut test.node;
         out.numbered_id_into(self.next_id + 1, &mut node.id, self.test_id);
@@ -858,6 +954,39 @@ impl State {
         self.send_held(out)?;
         while let Some(frame) = self.frames.pop() {
             close_frame(frame, out)?;
+        }
+        self.sync_folders(None, out)
+    }
+
+    /// In a tcrunner file: makes the open folder suites those of
+    /// `package` (folder names joined by `/`), so that the files of one
+    /// folder share its suite, as in a live run.
+    fn sync_folders(
+        &mut self,
+        package: Option<&str>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let parts: Vec<&str> = package.map_or_else(Vec::new, |p| p.split('/').collect());
+        let keep = self
+            .folders
+            .iter()
+            .zip(&parts)
+            .take_while(|((open, _), new)| open == *new)
+            .count();
+        while self.folders.len() > keep {
+            let (_, id) = self.folders.pop().expect("longer than keep");
+            out.send(TestEvent::SuiteDone { id })?;
+        }
+        for part in &parts[keep..] {
+            let id = self.next_id(out);
+            out.send(TestEvent::Suite(Node {
+                id: id.clone(),
+                parent: self.folders.last().map(|(_, id)| id.clone()),
+                name: (*part).to_string(),
+                kind: NodeKind::Dir,
+                ..Node::default()
+            }))?;
+            self.folders.push(((*part).to_string(), id));
         }
         Ok(())
     }

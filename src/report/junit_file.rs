@@ -6,7 +6,7 @@
 //! <testsuites name="tcrunner">
 //!   <testsuite name="tests/unit/test_a.py" package="tests/unit" file=… tests failures errors skipped time>
 //!     <testcase classname="tests/unit/test_a.py" name="TestX > test_one" file line time>
-//!       <properties>tags, the raw status, expected/actual</properties>
+//!       <properties>tags, the raw status, expected/actual, titles</properties>
 //!       <failure message>details</failure> | <error …> | <skipped message [type="pytest.xfail"]>
 //!       <system-out>…</system-out><system-err>…</system-err>
 //!     </testcase>
@@ -20,7 +20,8 @@
 //! named by its path in the tree (folders joined by `/`, which `package`
 //! holds alone); each test's `classname` is that name and its `name` the
 //! titles of the suites between the file and the test with its own, joined
-//! by ` > ` (vitest's own JUnit shape). A top-level test that no file holds
+//! by ` > ` (vitest's own JUnit shape; when a title holds ` > ` itself, a
+//! `titles` property spells them out as a JSON array). A top-level test that no file holds
 //! goes in a `<testsuite name="tcrunner">` of its own.
 //!
 //! Streamed: a `<testsuite>` needs its counts in its opening tag, so a
@@ -299,7 +300,7 @@ fn write_case(xml: &mut Vec<u8>, record: &TestRecord, classname: &str, below: us
     xml.extend_from_slice(b"  <testcase classname=\"");
     escape(xml, classname, true);
     xml.extend_from_slice(b"\" name=\"");
-    for title in record.suites.get(below..).unwrap_or_default() {
+    for title in record.suites.get(below..).unwrap_or_default().iter() {
         escape(xml, title, true);
         xml.extend_from_slice(b" &gt; ");
     }
@@ -325,6 +326,21 @@ fn write_case(xml: &mut Vec<u8>, record: &TestRecord, classname: &str, below: us
     if let (Some(expected), Some(actual)) = (&record.expected, &record.actual) {
         properties.push(("expected", expected));
         properties.push(("actual", actual));
+    }
+    // ` > ` inside a title would read as nesting: the titles are spelled
+    // out exactly beside the joined name.
+    let below = record.suites.get(below..).unwrap_or_default();
+    let titles = below
+        .iter()
+        .chain([&record.name])
+        .any(|title| title.contains(" > "))
+        .then(|| {
+            let mut titles: Vec<&str> = below.iter().map(String::as_str).collect();
+            titles.push(&record.name);
+            serde_json::to_string(&titles).expect("strings serialise")
+        });
+    if let Some(titles) = &titles {
+        properties.push(("titles", titles));
     }
     let retries = record.retries.to_string();
     if record.retries > 0 {

@@ -18,6 +18,7 @@ mod teamcity;
 
 pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
+pub(crate) use junit_file::TCRUNNER as JUNIT_ROOT;
 pub(crate) use output::{Opened, Output, TreeEvent};
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;
