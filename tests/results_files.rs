@@ -189,6 +189,9 @@ fn assert_files_match(stream: &[u8], ctrf: &Path, junit: &Path, what: &str) {
     assert!(!verdicts.is_empty(), "{what}: no tests in the stream");
     let doc = assert_valid_ctrf(ctrf);
     assert_eq!(ctrf_verdicts(&doc), verdicts, "{what}: CTRF verdicts");
+    // tcrunner reads its CTRF back into the same verdicts too.
+    let back = convert_stream(ctrf);
+    assert_eq!(stream_verdicts(&back), verdicts, "{what}: CTRF round trip");
     // The JUnit file converts back into the same tree and verdicts.
     let back = convert_stream(junit);
     assert_eq!(stream_verdicts(&back), verdicts, "{what}: JUnit round trip");
