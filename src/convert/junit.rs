@@ -61,6 +61,13 @@
 //!   `suite failure`/`suite error`, with its message and text.
 //! - `<system-out>`/`<system-err>` in a case → output of that test; at suite
 //!   level → output of the suite (of the run if the suite had no test yet).
+//! - A file tcrunner wrote (`--junit-xml`, root `<testsuites
+//!   name="tcrunner">`) is read exactly, none of the rules above applying:
+//!   a `<testsuite>`'s `package` is its folders (one suite each, shared by
+//!   consecutive files of a folder), the rest of its name the file; a
+//!   case's `name` is the titles below the file and its own, joined by
+//!   ` > `, unless its `titles` property spells them out (a JSON array);
+//!   `<testsuite name="tcrunner">` is the run, not a suite.
 //! - Text, CDATA, predefined and numeric entities are decoded; an unknown
 //!   entity or invalid UTF-8 keeps the raw text. `properties` and Surefire's
 //!   `flakyFailure`/`rerunFailure` are ignored.
