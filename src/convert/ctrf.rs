@@ -12,7 +12,8 @@
 //! (older producers), else as ms.
 //!
 //! A report tcrunner wrote (`generatedBy: tcrunner`) is taken as written:
-//! its `suite` entries and `name` are never split or shortened.
+//! its `suite` entries and `name` are never split or shortened, and a test
+//! with no `suite` stays at the top level.
 //!
 //! Tree: one suite per `suite[]` entry (the first is a file suite when it
 //! equals `filePath` or its last component), or a file suite from `filePath`
@@ -167,7 +168,7 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
                 spec
             })
             .collect();
-        if path.is_empty() {
+        if path.is_empty() && !ours {
             if let Some(f) = &file {
                 let mut spec = SuiteSpec::new(f.clone(), NodeKind::File);
                 spec.file = file.clone();
