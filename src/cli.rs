@@ -53,7 +53,7 @@ pub(crate) struct RawOutput {
     /// Also write the results to FILE as a CTRF report (JSON), written atomically.
     #[arg(long, value_name = "FILE")]
     pub ctrf: Option<PathBuf>,
-    /// Also write the results to FILE as JUnit XML (one <testsuite> per file), written atomically.
+    /// Also write the results to FILE as JUnit XML (one `<testsuite>` per file), written atomically.
     #[arg(long, value_name = "FILE")]
     pub junit_xml: Option<PathBuf>,
 }
@@ -210,6 +210,7 @@ impl OutputConfig {
 
 /// What to do, validated.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per process: boxing it would buy nothing
 pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),

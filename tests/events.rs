@@ -30,7 +30,7 @@ fn assert_replays(args: &[String], dialect: &str) -> (String, Vec<u8>) {
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let live = tcrunner(&all).output().unwrap();
     let live_pid = flow_pid(&live.stdout);
-    let replay = output(tcrunner(&[
+    let replay = output(&mut tcrunner(&[
         "convert",
         "--format",
         dialect,
@@ -193,7 +193,7 @@ fn format_none_writes_only_the_file() {
     let run = output(&mut tcrunner(&args));
     assert!(run.stdout.is_empty(), "{}", String::from_utf8_lossy(&run.stdout));
     assert_eq!(run.status.code(), Some(1), "the fixture has failing tests");
-    let replay = output(tcrunner(&["convert", recording.to_str().unwrap()]));
+    let replay = output(&mut tcrunner(&["convert", recording.to_str().unwrap()]));
     util::assert_clean(&replay.stdout);
     assert!(String::from_utf8_lossy(&replay.stdout).contains("testFailed"));
 }
@@ -227,7 +227,7 @@ fn a_malformed_recording_is_one_line_and_keeps_what_came_before() {
         ),
     )
     .unwrap();
-    let run = output(tcrunner(&["convert", file.to_str().unwrap()]));
+    let run = output(&mut tcrunner(&["convert", file.to_str().unwrap()]));
     assert_eq!(run.status.code(), Some(65));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

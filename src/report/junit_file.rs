@@ -278,9 +278,9 @@ fn write_suite(
         escape(&mut head, file, true);
         head.push(b'"');
     }
-    write!(
+    writeln!(
         head,
-        " tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">\n",
+        " tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
         suite.tests,
         suite.failures,
         suite.errors,
@@ -466,6 +466,20 @@ pub(crate) fn escape(out: &mut Vec<u8>, text: &str, attr: bool) {
     }
 }
 
+impl Drop for JunitFile {
+    /// A run that ends without reaching the outputs' end (tcrunner failed
+    /// to write its stream, say) still leaves a whole file, saying so.
+    fn drop(&mut self) {
+        if !self.finished {
+            self.logs.push((
+                LogLevel::Error,
+                "tcrunner stopped before the end of the run".to_owned(),
+            ));
+            let _ = self.finish();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,19 +504,5 @@ mod tests {
         );
         assert_eq!(seconds(1005), "1.005");
         assert_eq!(seconds(0), "0.000");
-    }
-}
-
-impl Drop for JunitFile {
-    /// A run that ends without reaching the outputs' end (tcrunner failed
-    /// to write its stream, say) still leaves a whole file, saying so.
-    fn drop(&mut self) {
-        if !self.finished {
-            self.logs.push((
-                LogLevel::Error,
-                "tcrunner stopped before the end of the run".to_owned(),
-            ));
-            let _ = self.finish();
-        }
     }
 }

@@ -96,7 +96,7 @@ pub(crate) enum Collected<'a> {
     /// Nothing a result file writes.
     Nothing,
     /// A test ended (finished, stopped, or declared in a collect-only run).
-    Test(TestRecord),
+    Test(Box<TestRecord>),
     /// A suite closed.
     Suite(SuiteRecord),
     /// Output of a suite (`Some(id)`, in flow `flow`) or of the run.
@@ -121,7 +121,7 @@ struct OpenNode {
 #[derive(Debug, Default)]
 pub(crate) struct Records {
     open: FastMap<u64, OpenNode>,
-    running: FastMap<u64, TestRecord>,
+    running: FastMap<u64, Box<TestRecord>>,
 }
 
 impl Records {
@@ -130,7 +130,7 @@ impl Records {
         match event {
             TreeEvent::Started(node) | TreeEvent::TreeSuite(node) => {
                 if node.is_test && matches!(event, TreeEvent::Started(_)) {
-                    let record = self.record(node);
+                    let record = Box::new(self.record(node));
                     self.running.insert(node.id, record);
                 }
                 self.open.insert(
@@ -176,7 +176,7 @@ impl Records {
                 Collected::Test(record)
             }
             TreeEvent::TreeTest(node) => {
-                let mut record = self.record(node);
+                let mut record = Box::new(self.record(node));
                 record.status = Status::Collected;
                 Collected::Test(record)
             }
@@ -227,11 +227,11 @@ impl Records {
 
     /// The running test's record; one started and finished at once (never
     /// registered as running) starts here.
-    fn take_running(&mut self, node: &Opened<'_>) -> TestRecord {
+    fn take_running(&mut self, node: &Opened<'_>) -> Box<TestRecord> {
         self.open.remove(&node.id);
         match self.running.remove(&node.id) {
             Some(record) => record,
-            None => self.record(node),
+            None => Box::new(self.record(node)),
         }
     }
 
