@@ -598,3 +598,23 @@ fn files_are_whole_and_truthful_after_sigterm() {
         "{warnings:?}"
     );
 }
+
+#[test]
+fn files_are_whole_and_truthful_after_the_streams_reader_goes() {
+    let project = Project::copy("faults/pytest");
+    let dir = scratch("reader-gone");
+    // As an IDE closing the pipe while a test runs: the run stops.
+    let run = fault_run(&project, &dir)
+        .args(["--path", "test_slow.py"])
+        .run_closing_stdout_at("name='test_sleeps'", LIMIT);
+    assert_eq!(run.code(), 141, "{}", run.describe());
+    let (ctrf, junit) = (dir.join("ctrf.json"), dir.join("junit.xml"));
+    let doc = assert_valid_ctrf(&ctrf);
+    assert_eq!(by_name(&doc, "test_quick")["status"], "passed");
+    assert_eq!(by_name(&doc, "test_sleeps")["rawStatus"], "stopped");
+    assert!(!doc.to_string().contains("test_after"));
+    // Both files tell the same story, which the stream could not finish.
+    let from_junit = stream_verdicts(&convert_stream(&junit));
+    assert_eq!(from_junit, ctrf_verdicts(&doc));
+    assert_eq!(junitparser_cases(&junit).len(), 2);
+}
