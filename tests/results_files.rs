@@ -462,6 +462,9 @@ fn the_validator_and_the_round_trip_can_fail() {
 #[test]
 fn an_unwritable_path_stops_before_anything_runs() {
     let project = Project::copy("pytest");
+    // pytest loads a conftest.py at the project's root first thing.
+    project.write("conftest.py", "open(__file__ + '.ran', 'w').close()\n");
+    let ran = project.path().join("conftest.py.ran");
     for option in ["--ctrf", "--junit-xml"] {
         let path = project.path().join("no/such/dir/out");
         let run = tcrunner(&[
@@ -482,7 +485,7 @@ fn an_unwritable_path_stops_before_anything_runs() {
             stderr.starts_with(&format!("tcrunner: {option} {}", path.display())),
             "{stderr}"
         );
-        assert!(!project.path().join(".pytest_cache").exists(), "pytest ran");
+        assert!(!ran.exists(), "{option}: pytest ran");
         let report = util::path("tests/fixtures/reports/jest.json");
         let convert = tcrunner(&[
             "convert",
