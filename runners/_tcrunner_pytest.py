@@ -106,6 +106,7 @@ def pytest_configure(config):
     if not _enabled():
         return
     teamcity_was_on = _silence_teamcity_messages(config)
+    _register_markers(config)
     _stop_early_if_asked(config)
     manager = config.pluginmanager
     if manager.has_plugin(_PROBE):
@@ -130,6 +131,32 @@ def pytest_configure(config):
     if writer is not None:
         _reporting.append(config)
         manager.register(_Reporter(config, writer, probe, teamcity_was_on), _REPORTER)
+
+
+# The markers tcrunner's groups read (`--pass-policy`, docs/results.md),
+# registered so that a project with `--strict-markers` may use them.
+_MARKERS = (
+    "error: error-handling and edge-case tests (tcrunner group ERROR)",
+    "functionality: non-core tests (tcrunner group FUNCTIONALITY)",
+    "regression: regression tests (tcrunner group REGRESSION)",
+    "scenario(id): the scenario a test was written for (tcrunner's scenario id)",
+)
+
+
+def _register_markers(config):
+    for line in _MARKERS:
+        config.addinivalue_line("markers", line)
+
+
+def _tag(mark):
+    """A marker as a tag: its name, with its arguments when it has any
+    (``scenario(s1)``, ``error(reason=x)``); a string argument unquoted."""
+    if not mark.args and not mark.kwargs:
+        return mark.name
+    shown = lambda value: value if isinstance(value, str) else repr(value)
+    args = [shown(arg) for arg in mark.args]
+    args.extend("%s=%s" % (key, shown(value)) for key, value in mark.kwargs.items())
+    return "%s(%s)" % (mark.name, ", ".join(args))
 
 
 def _stop_early_if_asked(config):
@@ -890,9 +917,11 @@ class _Reporter(_Plugin):
         else:
             hint = self._python_hint(node_id, str(item.path)) + _dotted(node_id)
         tags = []
-        for mark in item.own_markers:
-            if mark.name != "parametrize" and mark.name not in tags:
-                tags.append(mark.name)
+        for mark in item.iter_markers():
+            if mark.name != "parametrize":
+                tag = _tag(mark)
+                if tag not in tags:
+                    tags.append(tag)
         name_json = _str(name)
         self.writer.write(
             '{"ev":"test","id":%s,"name":%s,"kind":"test","file":%s%s%s,"hint":%s,"meta":%s%s}\n'

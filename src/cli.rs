@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use regex::Regex;
+
+use crate::report::{parse_rule, parse_scenario, PassPolicy};
 
 /// Run pytest, jest or vitest and stream a live TeamCity service-message test tree.
 ///
@@ -14,7 +17,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(
     after_help = "Exit codes: 0 passed, 1 tests failed, 2-5 pytest's own (5: no tests), \
 64 usage, 65 malformed input, 66 missing input, 69 framework unavailable, 70 internal error, \
-71 framework crashed, 73 reporter failed, 74 output error, 124 timeout, 128+n signal n."
+71 framework crashed, 73 reporter failed, 74 output error, 75 infrastructure failure \
+(--pass-policy), 124 timeout, 128+n signal n."
 )]
 pub(crate) struct RawArgs {
     #[command(subcommand)]
@@ -29,6 +33,9 @@ pub(crate) enum RawCommand {
     Convert(RawConvert),
     /// Validate a service-message stream (a file, or `-` for stdin).
     Check(RawCheck),
+    /// Print a Promptfoo Python provider that runs tests with tcrunner
+    /// (`tcrunner promptfoo-provider > provider.py`).
+    PromptfooProvider,
 }
 
 /// Options shared by everything that writes a stream.
@@ -50,6 +57,61 @@ pub(crate) struct RawOutput {
     /// Announce `testRetrySupport` so a rerun's pass mutes an earlier failure (teamcity dialect).
     #[arg(long)]
     pub retry_support: bool,
+    #[command(flatten)]
+    pub grading: RawGrading,
+}
+
+/// The JSON result and grading: groups, scenarios, pass policy (docs/results.md).
+#[derive(Debug, Args, Clone)]
+pub(crate) struct RawGrading {
+    /// Also write tcrunner's JSON result to FILE: every test with its
+    /// status, group and scenario, a summary per group, run-level errors
+    /// (docs/results.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// The current checkpoint's test files: a test from any other file is
+    /// in group REGRESSION (repeatable; `*`, `?`, `**`; a glob without `/`
+    /// matches a file name in any folder).
+    #[arg(long, value_name = "GLOB")]
+    pub current: Vec<String>,
+    /// Tests tagged TAG are in GROUP (repeatable; after the tags `error` and
+    /// `regression`, before `functionality`; others are CORE).
+    #[arg(long = "group", value_name = "TAG=GROUP", value_parser = parse_rule)]
+    pub groups: Vec<(String, String)>,
+    /// A test's scenario id: the one capture group of REGEX in its id (a
+    /// `scenario(ID)` tag wins).
+    #[arg(long, value_name = "REGEX", value_parser = parse_scenario)]
+    pub scenario_id: Option<Regex>,
+    /// What the exit code means: `framework` (its own verdict), or 0 when
+    /// the groups meet the policy, 1 when not, 75 on an infrastructure
+    /// failure.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = PassPolicy::Framework)]
+    pub pass_policy: PassPolicy,
+}
+
+/// [`RawGrading`] validated.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GradingConfig {
+    pub json: Option<PathBuf>,
+    pub grader: crate::report::Grader,
+    pub policy: PassPolicy,
+    /// A grading option was given: the run is tallied by group.
+    pub graded: bool,
+}
+
+impl GradingConfig {
+    fn from_raw(raw: RawGrading) -> Self {
+        let graded = !raw.current.is_empty()
+            || !raw.groups.is_empty()
+            || raw.scenario_id.is_some()
+            || raw.pass_policy != PassPolicy::Framework;
+        GradingConfig {
+            grader: crate::report::Grader::new(&raw.current, &raw.groups, raw.scenario_id),
+            json: raw.json,
+            policy: raw.pass_policy,
+            graded,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -127,7 +189,7 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
-    /// No stream on stdout: only the files asked for (`--events-out`).
+    /// No stream on stdout: only the files asked for (`--events-out`, `--json`).
     None,
 }
 
@@ -173,6 +235,8 @@ pub(crate) struct OutputConfig {
     pub collect_only: bool,
     /// Where to record the run's events (`--events-out`).
     pub events_out: Option<PathBuf>,
+    /// `--json`, groups and the pass policy.
+    pub grading: GradingConfig,
 }
 
 impl OutputConfig {
@@ -192,6 +256,7 @@ impl OutputConfig {
             block_service_messages: false,
             collect_only: false,
             events_out: None,
+            grading: GradingConfig::from_raw(raw.grading),
         }
     }
 }
@@ -202,6 +267,7 @@ pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
     Check(CheckConfig),
+    PromptfooProvider,
 }
 
 #[derive(Debug)]
@@ -261,6 +327,7 @@ impl Config {
                 input_format: c.input_format,
                 output: OutputConfig::from_raw(c.output, teamcity_version),
             }),
+            Some(RawCommand::PromptfooProvider) => Config::PromptfooProvider,
             Some(RawCommand::Check(c)) => Config::Check(CheckConfig {
                 file: c.file.filter(|f| f.as_os_str() != "-"),
                 quiet: c.quiet,

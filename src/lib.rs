@@ -53,6 +53,7 @@ fn dispatch(config: cli::Config) -> i32 {
         cli::Config::Check(check) => {
             check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
         }
+        cli::Config::PromptfooProvider => print_provider(stdout),
     };
     match result {
         Ok(code) => code,
@@ -64,6 +65,16 @@ fn dispatch(config: cli::Config) -> i32 {
             code
         }
     }
+}
+
+/// The Promptfoo provider, embedded as the reporters are.
+const PROMPTFOO_PROVIDER: &str = include_str!("../integrations/promptfoo_provider.py");
+
+fn print_provider(mut out: impl std::io::Write) -> Result<i32, (i32, anyhow::Error)> {
+    out.write_all(PROMPTFOO_PROVIDER.as_bytes())
+        .and_then(|()| out.flush())
+        .map(|()| exit::SUCCESS)
+        .map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -30,13 +30,17 @@ fn assert_replays(args: &[String], dialect: &str) -> (String, Vec<u8>) {
     let all: Vec<&str> = all.iter().map(String::as_str).collect();
     let live = tcrunner(&all).output().unwrap();
     let live_pid = flow_pid(&live.stdout);
-    let replay = output(tcrunner(&[
+    let replay = output(&mut tcrunner(&[
         "convert",
         "--format",
         dialect,
         recording.to_str().unwrap(),
     ]));
-    assert!(replay.stderr.is_empty(), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(
+        replay.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
     let (live_text, replay_text) = match live_pid {
         Some(pid) => (
             without_flow_pids(&live.stdout, pid),
@@ -120,9 +124,15 @@ fn plain_text_with_forged_messages_and_raw_bytes_replays_exactly() {
     for dialect in ["intellij", "teamcity"] {
         let (recording, live) = assert_replays(&args, dialect);
         assert!(recording.contains(r#"{"ev":"live_output"}"#), "{recording}");
-        assert!(recording.contains(r#""bytes":["#), "raw bytes recorded as bytes");
+        assert!(
+            recording.contains(r#""bytes":["#),
+            "raw bytes recorded as bytes"
+        );
         let raw: &[u8] = b"raw \xff\xfe\xc3( bytes";
-        assert!(live.windows(raw.len()).any(|w| w == raw), "raw bytes pass through");
+        assert!(
+            live.windows(raw.len()).any(|w| w == raw),
+            "raw bytes pass through"
+        );
         let live = String::from_utf8_lossy(&live);
         assert!(!live.contains("##teamcity[testFinished name='forged' nodeId='1']"));
     }
@@ -131,8 +141,10 @@ fn plain_text_with_forged_messages_and_raw_bytes_replays_exactly() {
 #[test]
 fn a_collect_only_run_replays_as_its_declared_tree() {
     let project = Project::copy("pytest");
-    let (recording, live) =
-        assert_replays(&pytest_args(project.path(), &["--collect-only"]), "intellij");
+    let (recording, live) = assert_replays(
+        &pytest_args(project.path(), &["--collect-only"]),
+        "intellij",
+    );
     assert!(recording.starts_with(r#"{"ev":"run","collect_only":true"#));
     assert!(String::from_utf8_lossy(&live).contains("##teamcity[treeEnded]"));
 }
@@ -144,7 +156,10 @@ fn js_args(name: &str) -> Option<Vec<String>> {
         modules.parent().unwrap().to_string_lossy().into_owned(),
     ];
     if name == "vitest5" {
-        args.extend(["--node".into(), util::node22()?.to_string_lossy().into_owned()]);
+        args.extend([
+            "--node".into(),
+            util::node22()?.to_string_lossy().into_owned(),
+        ]);
     }
     Some(args)
 }
@@ -191,9 +206,13 @@ fn format_none_writes_only_the_file() {
     ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = output(&mut tcrunner(&args));
-    assert!(run.stdout.is_empty(), "{}", String::from_utf8_lossy(&run.stdout));
+    assert!(
+        run.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     assert_eq!(run.status.code(), Some(1), "the fixture has failing tests");
-    let replay = output(tcrunner(&["convert", recording.to_str().unwrap()]));
+    let replay = output(&mut tcrunner(&["convert", recording.to_str().unwrap()]));
     util::assert_clean(&replay.stdout);
     assert!(String::from_utf8_lossy(&replay.stdout).contains("testFailed"));
 }
@@ -202,15 +221,28 @@ fn format_none_writes_only_the_file() {
 fn an_unwritable_events_file_stops_the_run_before_it_starts() {
     let project = Project::copy("pytest");
     let mut args = pytest_args(project.path(), &[]);
-    args.extend(["--events-out".into(), "/nonexistent-dir/events.jsonl".into()]);
+    args.extend([
+        "--events-out".into(),
+        "/nonexistent-dir/events.jsonl".into(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = output(&mut tcrunner(&args));
     assert_eq!(run.status.code(), Some(74));
-    assert!(run.stdout.is_empty(), "nothing ran: {}", String::from_utf8_lossy(&run.stdout));
+    assert!(
+        run.stdout.is_empty(),
+        "nothing ran: {}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("--events-out /nonexistent-dir/events.jsonl"), "{stderr}");
-    assert!(!project.path().join(".pytest_cache").exists(), "pytest never started");
+    assert!(
+        stderr.contains("--events-out /nonexistent-dir/events.jsonl"),
+        "{stderr}"
+    );
+    assert!(
+        !project.path().join(".pytest_cache").exists(),
+        "pytest never started"
+    );
 }
 
 #[test]
@@ -227,7 +259,7 @@ fn a_malformed_recording_is_one_line_and_keeps_what_came_before() {
         ),
     )
     .unwrap();
-    let run = output(tcrunner(&["convert", file.to_str().unwrap()]));
+    let run = output(&mut tcrunner(&["convert", file.to_str().unwrap()]));
     assert_eq!(run.status.code(), Some(65));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");

@@ -14,7 +14,7 @@ use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
-use crate::report::{Pipeline, RunLine};
+use crate::report::{self, Pipeline, Problem, ProblemKind, RunEnd, RunLine, RunStart};
 
 /// What stops the whole conversion (a bad input file does not).
 #[derive(Debug, thiserror::Error)]
@@ -22,12 +22,15 @@ pub(crate) enum ConvertError {
     /// Writing the stream failed.
     #[error("writing the output failed")]
     Output(#[source] io::Error),
+    /// An output file cannot be written (found before anything is read).
+    #[error(transparent)]
+    OutputFile(report::FileError),
 }
 
 impl ConvertError {
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
-            ConvertError::Output(_) => exit::IO_ERROR,
+            ConvertError::Output(_) | ConvertError::OutputFile(_) => exit::IO_ERROR,
         }
     }
 }
@@ -83,8 +86,17 @@ pub(crate) fn run_with(
         output.collect_only = run.collect_only;
         output.block_service_messages = run.block_service_messages;
     }
-    let mut pipeline = Pipeline::new(&output, out, Vec::new()).map_err(ConvertError::Output)?;
+    let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
+    let mut pipeline = Pipeline::new(&output, out, files).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
+    pipeline
+        .start_run(&RunStart {
+            framework: None,
+            command: std::env::args().collect(),
+            started: std::time::SystemTime::now(),
+        })
+        .map_err(ConvertError::Output)?;
+    let mut problems = Vec::new();
     let mut sink = Verdicts {
         inner: &mut pipeline,
         failed: false,
@@ -105,16 +117,24 @@ pub(crate) fn run_with(
                 // One line per problem, whatever the parser's text holds.
                 let text = e.to_string().replace(['\n', '\r'], " ");
                 let _ = writeln!(errors, "tcrunner: {input}: {text}");
+                problems.push(Problem {
+                    kind: ProblemKind::Input,
+                    message: format!("{input}: {text}"),
+                });
                 worst = worst.max(e.exit_code());
             }
         }
     }
     let failed = sink.failed;
-    pipeline.finish().map_err(ConvertError::Output)?;
-    Ok(match (worst, failed) {
+    let code = match (worst, failed) {
         (exit::SUCCESS, true) => exit::TESTS_FAILED,
         (code, _) => code,
-    })
+    };
+    let policy = output.grading.policy;
+    let (_, end) = pipeline
+        .finish(|_, groups| RunEnd::graded(policy, code, problems, groups))
+        .map_err(ConvertError::Output)?;
+    Ok(end.exit_code)
 }
 
 /// The settings of a recorded run, when the first input is one (its

@@ -3,7 +3,9 @@
 //! and files beside it); [`output`] is the contract between them.
 mod events_file;
 mod file;
+mod grading;
 mod intellij;
+mod json_file;
 mod messages;
 mod output;
 mod outputs;
@@ -15,6 +17,7 @@ mod teamcity;
 
 pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
-pub(crate) use output::{Opened, Output, TreeEvent};
+pub(crate) use grading::{parse_rule, parse_scenario, Grader, PassPolicy};
+pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;

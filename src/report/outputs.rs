@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use super::events_file::EventsFile;
+use super::json_file::JsonFile;
 use super::output::{Opened, Output, TreeEvent};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use crate::event::{Stream, TestEvent, TestResult};
@@ -22,6 +23,8 @@ pub(crate) enum Primary<W: Write> {
 pub(crate) enum FileOutput {
     /// `--events-out`.
     Events(EventsFile),
+    /// `--json`.
+    Json(JsonFile),
 }
 
 /// The primary stream plus the file outputs.
@@ -139,12 +142,14 @@ impl Output for FileOutput {
     fn source(&mut self, event: &TestEvent) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.source(event),
+            FileOutput::Json(file) => file.source(event),
         }
     }
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.event(event),
+            FileOutput::Json(file) => file.event(event),
         }
     }
 
@@ -156,24 +161,28 @@ impl Output for FileOutput {
     ) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.test(node, output, result),
+            FileOutput::Json(file) => file.test(node, output, result),
         }
     }
 
     fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.text(bytes),
+            FileOutput::Json(file) => file.text(bytes),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.flush(),
+            FileOutput::Json(file) => file.flush(),
         }
     }
 
     fn finish(&mut self) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.finish(),
+            FileOutput::Json(file) => file.finish(),
         }
     }
 }

@@ -4,7 +4,9 @@ use std::io::{self, Write};
 
 use super::events_file::{EventsFile, RunLine};
 use super::file::{AtomicFile, FileError};
-use super::output::{Opened, Output, TreeEvent};
+use super::grading::{Grader, Groups, Status};
+use super::json_file::JsonFile;
+use super::output::{Opened, Output, RunEnd, RunStart, TreeEvent};
 use super::outputs::{FileOutput, Outputs, Primary};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use super::summary::Summary;
@@ -17,6 +19,17 @@ use crate::tree::Tree;
 struct Counted<O> {
     inner: O,
     summary: Summary,
+    /// A graded run's tally by group (a pass policy decides from it).
+    graded: Option<(Grader, Groups)>,
+}
+
+impl<O> Counted<O> {
+    #[inline]
+    fn grade(&mut self, node: &Node, status: Status) {
+        if let Some((grader, groups)) = &mut self.graded {
+            groups.count(grader.group(node), status);
+        }
+    }
 }
 
 impl<O: Output> Output for Counted<O> {
@@ -28,8 +41,14 @@ impl<O: Output> Output for Counted<O> {
     #[inline]
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
-            TreeEvent::Finished { result, .. } => self.summary.count(result.outcome),
-            TreeEvent::Stopped(_) => self.summary.stopped += 1,
+            TreeEvent::Finished { result, node } => {
+                self.summary.count(result.outcome);
+                self.grade(node.node, Status::of(result.outcome));
+            }
+            TreeEvent::Stopped(node) => {
+                self.summary.stopped += 1;
+                self.grade(node.node, Status::Error);
+            }
             // Listed, not `_`, so a new event is a compile error here too.
             TreeEvent::LiveOutput
             | TreeEvent::Count(_)
@@ -40,7 +59,10 @@ impl<O: Output> Output for Counted<O> {
             | TreeEvent::TreeSuite(_)
             | TreeEvent::TreeTest(_)
             | TreeEvent::TreeSuiteEnd(_)
-            | TreeEvent::TreeEnded => {}
+            | TreeEvent::TreeEnded
+            | TreeEvent::RunStarted(_)
+            | TreeEvent::Hello { .. }
+            | TreeEvent::RunEnded(_) => {}
         }
         self.inner.event(event)
     }
@@ -53,6 +75,7 @@ impl<O: Output> Output for Counted<O> {
         result: &TestResult,
     ) -> io::Result<()> {
         self.summary.count(result.outcome);
+        self.grade(node.node, Status::of(result.outcome));
         self.inner.test(node, output, result)
     }
 
@@ -86,6 +109,16 @@ pub(crate) fn open_files(config: &OutputConfig) -> Result<Vec<FileOutput>, FileE
         })?;
         files.push(FileOutput::Events(events));
     }
+    if let Some(path) = &config.grading.json {
+        let file = AtomicFile::create("--json", path)?;
+        let json =
+            JsonFile::create(file, config.grading.grader.clone()).map_err(|source| FileError {
+                option: "--json",
+                path: path.clone(),
+                source,
+            })?;
+        files.push(FileOutput::Json(json));
+    }
     Ok(files)
 }
 
@@ -113,6 +146,10 @@ impl<W: Write> Pipeline<W> {
             outputs: Counted {
                 inner: Outputs::new(primary, files),
                 summary: Summary::default(),
+                graded: config
+                    .grading
+                    .graded
+                    .then(|| (config.grading.grader.clone(), Groups::default())),
             },
         })
     }
@@ -173,12 +210,33 @@ impl<W: Write> Pipeline<W> {
         &self.outputs.summary
     }
 
+    /// The run begins: every output is told what runs, before anything
+    /// else.
+    pub(crate) fn start_run(&mut self, start: &RunStart) -> io::Result<()> {
+        self.outputs.event(TreeEvent::RunStarted(start))
+    }
+
     /// Ends the outputs: closes every open node (unfinished tests as
-    /// stopped), writes each output's end, and returns what was reported.
-    pub(crate) fn finish(mut self) -> io::Result<Summary> {
+    /// stopped), tells every output how the run ended (`end` makes that
+    /// from what was reported and its tally by group, when graded), writes
+    /// each output's end. Returns what was reported and the end; every
+    /// output gets its end even when one of these steps failed.
+    pub(crate) fn finish(
+        mut self,
+        end: impl FnOnce(&Summary, Option<&Groups>) -> RunEnd,
+    ) -> io::Result<(Summary, RunEnd)> {
         let closed = self.tree.close_all(&mut self.outputs);
+        if closed.is_err() {
+            // The stream failed on one node; the files still get the rest
+            // (the stream is left out from now on).
+            let _ = self.tree.close_all(&mut self.outputs);
+        }
+        let groups = self.outputs.graded.as_ref().map(|(_, groups)| groups);
+        let mut end = end(&self.outputs.summary, groups);
+        end.groups = groups.cloned();
+        let ended = self.outputs.event(TreeEvent::RunEnded(&end));
         let finished = self.outputs.finish();
-        closed.and(finished)?;
-        Ok(self.outputs.summary)
+        closed.and(ended).and(finished)?;
+        Ok((self.outputs.summary, end))
     }
 }

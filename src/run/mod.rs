@@ -9,7 +9,7 @@ use crate::exit;
 use crate::frameworks::{self, Any, Request, SetupError};
 use crate::process::Child;
 
-use crate::report::{self, Pipeline};
+use crate::report::{self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart};
 
 mod diagnose;
 mod state;
@@ -172,6 +172,25 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
     };
+    let start = RunStart {
+        framework: Some(framework.name().to_owned()),
+        command: std::iter::once(launch.spec.program.as_os_str())
+            .chain(launch.spec.args.iter().map(|arg| arg.as_os_str()))
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect(),
+        started: std::time::SystemTime::now(),
+    };
+    // Information-only runs and collect-only trees have no verdict to grade.
+    let policy = if collect_only || informational {
+        PassPolicy::Framework
+    } else {
+        output.grading.policy
+    };
+    match pipeline.start_run(&start) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    }
     let banner = format!(
         "Launching {} with arguments {} in {}\n\n",
         framework.name(),
@@ -195,8 +214,23 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
                 "{error}: {}",
                 std::error::Error::source(&error).map_or(String::new(), |s| s.to_string())
             );
-            let _ = did_not_start(&mut pipeline, framework.name(), why, None)
-                .and_then(|()| pipeline.finish());
+            let problem = Problem {
+                kind: ProblemKind::NotStarted,
+                message: why.clone(),
+            };
+            let code = error.exit_code();
+            let _ = did_not_start(&mut pipeline, framework.name(), why, None).and_then(|()| {
+                pipeline
+                    .finish(|_, groups| RunEnd::graded(policy, code, vec![problem], groups))
+                    .map(drop)
+            });
+            if policy != PassPolicy::Framework {
+                note(&format!(
+                    "{error}: {}",
+                    std::error::Error::source(&error).map_or(String::new(), |s| s.to_string())
+                ));
+                return Ok(exit::INFRASTRUCTURE);
+            }
             return Err(error);
         }
     };
@@ -229,18 +263,24 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         &launch.spec.program,
     );
     // Finished whatever happened to the stream: the files get their end.
-    let finished = pipeline.finish();
+    let finished = pipeline.finish(|summary, groups| {
+        let code = match ending {
+            Ending::OutputGone => quiet_exit(),
+            _ => state.exit_code(ending, summary, framework, limits.runs_no_tests()),
+        };
+        RunEnd::graded(policy, code, state.problems(code), groups)
+    });
     let finished = concluded.and(finished);
     drop(child); // kills whatever is left of the group
-    let summary = match finished {
-        Ok(summary) => summary,
+    let end = match finished {
+        Ok((_, end)) => end,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
     };
     if ending == Ending::OutputGone {
         return Ok(quiet_exit());
     }
-    Ok(state.exit_code(ending, &summary, framework, limits.runs_no_tests()))
+    Ok(end.exit_code)
 }
 
 /// A program given as a path is made absolute (the framework runs in the

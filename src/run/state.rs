@@ -10,7 +10,7 @@ use crate::frameworks::Framework;
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
-use crate::report::{Pipeline, Summary};
+use crate::report::{Pipeline, Problem, ProblemKind, Summary};
 
 use super::diagnose::{
     did_not_start, fail, framework_hint, is_timeout_message, keep_tail, thrown_error_line,
@@ -68,11 +68,17 @@ pub(super) struct State {
     /// pytest stopped the run on purpose outside any test
     /// (`pytest.exit()`, say in a conftest): its exit code stands.
     stopped_on_purpose: bool,
+    /// What went wrong with the run as a whole, as found.
+    problems: Vec<Problem>,
 }
 
 /// How the pytest plugin's log line for a `pytest.exit()` outside any test
 /// begins (`_PYTEST_EXIT` in `runners/_tcrunner_pytest.py`).
 const PYTEST_EXIT: &str = "pytest.exit: ";
+
+/// How the id of the pytest plugin's test for a collector that failed ends
+/// (`_COLLECTION` in `runners/_tcrunner_pytest.py`).
+const PYTEST_COLLECTION: &str = "::<collection>";
 
 impl State {
     pub(super) fn new(name: &'static str, timeout_prefix: &'static str) -> State {
@@ -93,6 +99,7 @@ impl State {
             setup_failure: None,
             unavailable: false,
             stopped_on_purpose: false,
+            problems: Vec::new(),
         }
     }
 
@@ -212,6 +219,13 @@ impl State {
         keep_tail(&mut self.stderr_tail, bytes);
     }
 
+    fn problem(&mut self, kind: ProblemKind, message: &str) {
+        self.problems.push(Problem {
+            kind,
+            message: message.to_owned(),
+        });
+    }
+
     fn event<W: Write>(
         &mut self,
         line: &[u8],
@@ -248,6 +262,17 @@ impl State {
             }
             TestEvent::Finished(result) => {
                 self.running.remove(&result.id);
+                if self.name == "pytest"
+                    && result.id.ends_with(PYTEST_COLLECTION)
+                    && result.outcome.verdict() == crate::event::Verdict::Failed
+                {
+                    let file = &result.id[..result.id.len() - PYTEST_COLLECTION.len()];
+                    let why = result.message.as_deref().unwrap_or("collection failed");
+                    self.problem(
+                        ProblemKind::Collection,
+                        &format!("cannot collect {file}: {why}"),
+                    );
+                }
                 let failed = result.outcome.verdict() == crate::event::Verdict::Failed;
                 if limits.test.is_some()
                     && failed
@@ -312,6 +337,10 @@ impl State {
         let mut timed_out = None;
         match ending {
             Ending::OutputGone => {
+                self.problem(
+                    ProblemKind::OutputGone,
+                    "the reader of tcrunner's output went away: the run was stopped",
+                );
                 child.stop(grace, drop);
                 return Ok(());
             }
@@ -337,6 +366,7 @@ impl State {
                     ),
                     _ => format!("a test {why} (--timeout): stopping {name}"),
                 };
+                self.problem(ProblemKind::Timeout, &text);
                 tell(pipeline, LogLevel::Error, text)?;
                 timed_out = Some((ids, why));
             }
@@ -356,6 +386,7 @@ impl State {
                         None => {
                             let text =
                                 format!("{name} ran no tests: none were collected or selected");
+                            self.problem(ProblemKind::NoTests, &text);
                             tell(pipeline, LogLevel::Warning, text)?;
                         }
                     }
@@ -400,6 +431,7 @@ impl State {
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
             {
                 let text = format!("{name} ran no tests: {line}");
+                self.problem(ProblemKind::NoTests, &text);
                 tell(pipeline, LogLevel::Warning, text)?;
                 self.no_tests = true;
                 return Ok(());
@@ -445,6 +477,7 @@ impl State {
         note(&hint);
         let details = String::from_utf8_lossy(&self.stderr_tail).into_owned();
         did_not_start(pipeline, self.name, hint.clone(), Some(details))?;
+        self.problem(ProblemKind::NotStarted, &hint);
         self.setup_failure = Some(hint);
         Ok(())
     }
@@ -473,6 +506,7 @@ impl State {
             // it, or a Ctrl-C reached pytest alone). It wound down and said
             // so; the tests it left are stopped, not crashed under.
             let text = format!("pytest was interrupted during {}", running.join(", "));
+            self.problem(ProblemKind::Interrupted, &text);
             tell(pipeline, LogLevel::Warning, text)?;
         } else if !running.is_empty() {
             self.crashed = true;
@@ -486,13 +520,16 @@ impl State {
                     _ => id.clone(),
                 })
                 .collect();
-            note(&format!("{why}: {}", shown.join(", ")));
+            let text = format!("{why}: {}", shown.join(", "));
+            self.problem(ProblemKind::Crash, &text);
+            note(&text);
             for id in running {
                 fail(pipeline, id, why.clone(), details.clone())?;
             }
         } else if status.code().is_none() && self.reported {
             self.crashed = true;
             let text = format!("{name} {} between tests", describe(status));
+            self.problem(ProblemKind::Crash, &text);
             tell(pipeline, LogLevel::Error, text)?;
         }
         Ok(())
@@ -561,6 +598,56 @@ impl State {
             return exit::TESTS_FAILED;
         }
         code
+    }
+}
+
+impl State {
+    /// The run-level problems, once the run is over and `exit_code` is its
+    /// code under the framework's own policy: those found on the way, and
+    /// what only the end tells (a signal, pytest's own failure codes).
+    pub(super) fn problems(&self, exit_code: i32) -> Vec<Problem> {
+        let mut problems = self.problems.clone();
+        let add = |problems: &mut Vec<Problem>, kind, message: String| {
+            problems.push(Problem { kind, message })
+        };
+        if let Some((signal, _)) = self.signalled {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                format!(
+                    "tcrunner received {}: the run was stopped",
+                    signal_name(signal)
+                ),
+            );
+        }
+        let code = self.status.and_then(|s| s.code());
+        if problems.is_empty() && self.name == "pytest" && matches!(code, Some(2..=4)) {
+            let what = match code {
+                Some(2) => "interrupted",
+                Some(3) => "internal error",
+                _ => "usage error",
+            };
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                format!("pytest exited with code {} ({what})", code.unwrap_or(0)),
+            );
+        }
+        if problems.is_empty() && self.stopped_on_purpose && code != Some(0) {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                format!("pytest.exit() ended the run with code {exit_code}"),
+            );
+        }
+        if problems.is_empty() && exit_code == exit::INTERNAL {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                "the framework's end was never seen".to_owned(),
+            );
+        }
+        problems
     }
 }
 
