@@ -9,12 +9,14 @@ Promptfoo calls ``call_api(prompt, options, context)``; the provider's
         config:
           test_dir: ./generated        # the project to run (required)
           framework: pytest            # pytest | jest | vitest (else detected)
-          args: ["-x"]                 # raw framework arguments (optional)
+          args: ["-x"]                 # raw framework arguments (optional; a
+                                       # string is split as a shell would)
           timeout: 600                 # seconds for the whole run (optional)
           tcrunner: /path/to/tcrunner  # else $TCRUNNER, else tcrunner on PATH
           pass_policy: core            # and current, group, scenario_id (optional)
 
-A test's ``vars`` may set the same keys, which win over ``config``. The
+A test's ``vars`` may set the same keys, which win over ``config`` (give
+``args`` there as one string: Promptfoo makes one test per item of a list). The
 output is tcrunner's JSON result (docs/results.md): ``summary``, ``tests``,
 ``groups``, ``errors`` and ``run`` (with ``exit_code``), so assertions read
 ``output.summary.failed``, ``output.groups.CORE.passed`` and so on. No
@@ -23,6 +25,7 @@ result at all (tcrunner could not start) is returned as the provider's
 """
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -68,7 +71,8 @@ def command(settings, result_path):
         argv += ["--group", rule]
     if settings.get("scenario_id"):
         argv += ["--scenario-id", str(settings["scenario_id"])]
-    args = _as_list(settings.get("args"))
+    args = settings.get("args")
+    args = shlex.split(args) if isinstance(args, str) else _as_list(args)
     if args:
         argv += ["--"] + args
     return argv
