@@ -262,6 +262,8 @@ impl OutputConfig {
 }
 
 /// What to do, validated.
+// Made once per process: a run's settings are held inline.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub(crate) enum Config {
     Run(RunConfig),

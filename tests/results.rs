@@ -322,13 +322,12 @@ fn an_unwritable_json_path_stops_before_the_run() {
 fn js_project(name: &str) -> Project {
     let modules = util::node_modules(name)
         .unwrap_or_else(|| panic!("target/node/{name} missing: run scripts/setup-node.sh"));
-    let project = Project::copy(if name.starts_with("jest") {
+    let fixture = if name.starts_with("jest") {
         "jest"
     } else {
         "vitest"
-    });
-    let project = project.link_node_modules(&modules);
-    project
+    };
+    Project::copy(fixture).link_node_modules(&modules)
 }
 
 fn js_run(name: &str, project: &Project) -> (i32, Value) {

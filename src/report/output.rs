@@ -135,7 +135,7 @@ pub(crate) enum TreeEvent<'a> {
 }
 
 /// One output of a run: the service-message stream, a result file, a
-/// recording. [`super::Outputs`] hands every event to each; an output
+/// recording. [`Outputs`](super::outputs::Outputs) hands every event to each; an output
 /// owns its formatting and its own handling of plain text.
 pub(crate) trait Output {
     /// What a source sent, before the tree saw it: for outputs that record

@@ -12,6 +12,8 @@ use super::stream::{ServiceMessages, SkipPassedOutput};
 use crate::event::{Stream, TestEvent, TestResult};
 
 /// What goes to stdout.
+// One per run, on the hot path: held inline, not behind a box.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Primary<W: Write> {
     /// Service messages, in the configured dialect.
     Messages(SkipPassedOutput<ServiceMessages<W>>),
@@ -23,8 +25,8 @@ pub(crate) enum Primary<W: Write> {
 pub(crate) enum FileOutput {
     /// `--events-out`.
     Events(EventsFile),
-    /// `--json`.
-    Json(JsonFile),
+    /// `--json` (boxed: it holds its grader and tallies).
+    Json(Box<JsonFile>),
 }
 
 /// The primary stream plus the file outputs.
@@ -62,9 +64,8 @@ impl<W: Write> Outputs<W> {
     ) -> io::Result<()> {
         match &mut self.primary {
             Primary::Messages(stream) if self.stream_failed.is_none() => {
-                write(stream).map_err(|e| {
+                write(stream).inspect_err(|e| {
                     self.stream_failed = Some(io::Error::new(e.kind(), e.to_string()));
-                    e
                 })
             }
             Primary::Messages(_) | Primary::None => Ok(()),

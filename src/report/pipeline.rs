@@ -117,7 +117,7 @@ pub(crate) fn open_files(config: &OutputConfig) -> Result<Vec<FileOutput>, FileE
                 path: path.clone(),
                 source,
             })?;
-        files.push(FileOutput::Json(json));
+        files.push(FileOutput::Json(Box::new(json)));
     }
     Ok(files)
 }
