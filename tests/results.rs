@@ -457,3 +457,103 @@ fn convert_of_a_recorded_run_keeps_tags_and_groups() {
     assert_eq!(result["run"]["policy_met"], true);
     assert_eq!(result["run"]["version"], "9.2.0", "the recording's hello");
 }
+
+#[test]
+fn a_sigterm_leaves_a_truthful_file() {
+    let project = Project::copy("pytest-grading");
+    project.write(
+        "tests/test_slow.py",
+        "import time\n\ndef test_sleeps():\n    time.sleep(60)\n",
+    );
+    let path = json_path(project.path());
+    let mut running = Tcrunner::pytest(project.path())
+        .args(["--format", "teamcity", "--pass-policy", "core", "--json"])
+        .arg(&path)
+        .spawn();
+    running.wait_for("testStarted name='test_sleeps'", Duration::from_secs(60));
+    running.signal(libc::SIGTERM);
+    let run = running.finish(Duration::from_secs(60));
+    assert_eq!(
+        run.code(),
+        75,
+        "graded: an interrupted run is an infrastructure failure"
+    );
+    let result = result(&path);
+    assert_eq!(
+        result["errors"][0]["kind"], "interrupted",
+        "{}",
+        result["errors"]
+    );
+    assert!(result["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("SIGTERM"));
+    assert_eq!(result["run"]["exit_code"], 75);
+    assert_eq!(test(&result, "test_sleeps")["status"], "error");
+    assert_eq!(test(&result, "test_prior_passes")["status"], "passed");
+}
+
+#[test]
+fn the_file_is_written_when_the_reader_of_stdout_goes_away() {
+    let project = Project::copy("pytest-grading");
+    let path = json_path(project.path());
+    let run = Tcrunner::pytest(project.path())
+        .args(["--format", "teamcity", "--json"])
+        .arg(&path)
+        .run_closing_stdout_at("testStarted", Duration::from_secs(60));
+    assert_eq!(run.code(), 141);
+    let result = result(&path);
+    assert_eq!(
+        result["errors"][0]["kind"], "output_gone",
+        "{}",
+        result["errors"]
+    );
+    assert_eq!(result["run"]["exit_code"], 141);
+}
+
+#[test]
+fn a_framework_that_cannot_launch_is_recorded_before_anything_runs() {
+    // No python at that path: the spawn fails, said on a test of its own.
+    let project = Project::copy("pytest-grading");
+    let path = json_path(project.path());
+    let run = Tcrunner::new(project.path())
+        .args(["--framework", "pytest", "--python", "/nonexistent/python3"])
+        .args(["--format", "none", "--pass-policy", "all", "--json"])
+        .arg(&path)
+        .run(Duration::from_secs(60));
+    assert_eq!(run.code(), 75, "{}", run.stderr);
+    let result = result(&path);
+    assert_eq!(result["errors"][0]["kind"], "not_started");
+    assert_eq!(test(&result, "pytest did not start")["status"], "error");
+    assert_eq!(result["run"]["exit_code"], 75);
+    // No jest installed: found before anything is spawned.
+    let empty = util::path("target/tmp").join(util::unique("no-jest"));
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("package.json"), "{}").unwrap();
+    let path = empty.join("result.json");
+    for (policy, code) in [("all", 75), ("framework", 69)] {
+        let run = Tcrunner::new(&empty)
+            .args([
+                "--framework",
+                "jest",
+                "--format",
+                "none",
+                "--pass-policy",
+                policy,
+                "--json",
+            ])
+            .arg(&path)
+            .run(Duration::from_secs(60));
+        assert_eq!(run.code(), code, "{policy}: {}", run.stderr);
+        let written = crate::result(&path);
+        assert_eq!(written["errors"][0]["kind"], "not_started", "{policy}");
+        assert!(written["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("jest is not installed"));
+        assert_eq!(written["tests"], serde_json::json!([]));
+        assert_eq!(written["run"]["exit_code"], code);
+        assert_eq!(written["run"]["framework"], "jest");
+    }
+    std::fs::remove_dir_all(&empty).unwrap();
+}

@@ -19,5 +19,6 @@ pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
 pub(crate) use grading::{parse_rule, parse_scenario, Grader, PassPolicy};
 pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
+pub(crate) use outputs::FileOutput;
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;

@@ -161,12 +161,44 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
     };
-    let launch = framework.launch(&request)?;
     let output = OutputConfig {
         collect_only,
         ..config.output
     };
+    // Information-only runs and collect-only trees have no verdict to grade.
+    let policy = if collect_only || informational {
+        PassPolicy::Framework
+    } else {
+        output.grading.policy
+    };
     let files = report::open_files(&output).map_err(RunError::OutputFile)?;
+    let launch = match framework.launch(&request) {
+        Ok(launch) => launch,
+        Err(error) => {
+            let error = RunError::Setup(error);
+            let unavailable = matches!(error, RunError::Setup(SetupError::Unavailable(_)));
+            let code = if unavailable && policy != PassPolicy::Framework {
+                exit::INFRASTRUCTURE
+            } else {
+                error.exit_code()
+            };
+            let start = RunStart {
+                framework: Some(framework.name().to_owned()),
+                command: Vec::new(),
+                started: std::time::SystemTime::now(),
+            };
+            let problem = Problem {
+                kind: ProblemKind::NotStarted,
+                message: error.to_string(),
+            };
+            let _ = record_unstarted(&output, files, &start, problem, policy, code);
+            if code == exit::INFRASTRUCTURE {
+                note(&error.to_string());
+                return Ok(code);
+            }
+            return Err(error);
+        }
+    };
     let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
@@ -179,12 +211,6 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             .map(|arg| arg.to_string_lossy().into_owned())
             .collect(),
         started: std::time::SystemTime::now(),
-    };
-    // Information-only runs and collect-only trees have no verdict to grade.
-    let policy = if collect_only || informational {
-        PassPolicy::Framework
-    } else {
-        output.grading.policy
     };
     match pipeline.start_run(&start) {
         Ok(()) => {}
@@ -281,6 +307,34 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         return Ok(quiet_exit());
     }
     Ok(end.exit_code)
+}
+
+/// The files of a run that could not be launched get its start and end,
+/// with `problem` said: no stream, nothing ran.
+fn record_unstarted(
+    output: &OutputConfig,
+    files: Vec<report::FileOutput>,
+    start: &RunStart,
+    problem: Problem,
+    policy: PassPolicy,
+    code: i32,
+) -> io::Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let quiet = OutputConfig {
+        dialect: crate::cli::Dialect::None,
+        ..output.clone()
+    };
+    let mut pipeline = Pipeline::new(&quiet, io::sink(), files)?;
+    pipeline.start_run(start)?;
+    pipeline
+        .finish(|_, groups| {
+            let mut end = RunEnd::graded(policy, code, vec![problem], groups);
+            end.exit_code = code;
+            end
+        })
+        .map(drop)
 }
 
 /// A program given as a path is made absolute (the framework runs in the
