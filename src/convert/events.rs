@@ -44,13 +44,16 @@ pub(crate) fn read(input: impl BufRead, out: &mut Emitter<'_>) -> Result<(), Rea
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let malformed = |err: serde_json::Error| ReadError::Malformed {
-            line: index as u64 + 1,
-            column: err.column() as u64,
-            problem: err
-                .to_string()
-                .rsplit_once(" at line ")
-                .map_or_else(|| err.to_string(), |(problem, _)| problem.to_owned()),
+        // serde's position is within the line: the line is the file's.
+        let malformed = |err| match ReadError::from_json(err) {
+            ReadError::Malformed {
+                column, problem, ..
+            } => ReadError::Malformed {
+                line: index as u64 + 1,
+                column,
+                problem,
+            },
+            other => other,
         };
         match TestEvent::from_line(line) {
             Ok(event) => out.send(event)?,
