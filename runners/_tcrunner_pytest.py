@@ -71,6 +71,7 @@ def pytest_configure(config):
     if not _enabled():
         return
     teamcity_was_on = _silence_teamcity_messages(config)
+    _register_markers(config)
     _stop_early_if_asked(config)
     manager = config.pluginmanager
     if manager.has_plugin(_PROBE):
@@ -95,6 +96,21 @@ def pytest_configure(config):
     if writer is not None:
         _reporting.append(config)
         manager.register(_Reporter(config, writer, probe, teamcity_was_on), _REPORTER)
+
+
+# The markers tcrunner's groups read (`--pass-policy`, docs/results.md),
+# registered so that a project with `--strict-markers` may use them.
+_MARKERS = (
+    "error: error-handling and edge-case tests (tcrunner group ERROR)",
+    "functionality: non-core tests (tcrunner group FUNCTIONALITY)",
+    "regression: regression tests (tcrunner group REGRESSION)",
+    "scenario(id): the scenario a test was written for (tcrunner's scenario id)",
+)
+
+
+def _register_markers(config):
+    for line in _MARKERS:
+        config.addinivalue_line("markers", line)
 
 
 def _stop_early_if_asked(config):

@@ -70,6 +70,17 @@ _SUBTEST_REPORTS = ("SubtestReport", "SubTestReport")
 _reporting = []  # the config being reported: nested in-process sessions are not
 
 
+
+def _tag(mark):
+    """A marker as a tag: its name, with its arguments when it has any
+    (``scenario(s1)``, ``error(reason=x)``); a string argument unquoted."""
+    if not mark.args and not mark.kwargs:
+        return mark.name
+    shown = lambda value: value if isinstance(value, str) else repr(value)
+    args = [shown(arg) for arg in mark.args]
+    args.extend("%s=%s" % (key, shown(value)) for key, value in mark.kwargs.items())
+    return "%s(%s)" % (mark.name, ", ".join(args))
+
 class _Run:
     """What is known so far about a test that has started."""
 
@@ -239,9 +250,11 @@ class _Reporter(_Plugin):
         else:
             hint = self._python_hint(node_id, str(item.path)) + _dotted(node_id)
         tags = []
-        for mark in item.own_markers:
-            if mark.name != "parametrize" and mark.name not in tags:
-                tags.append(mark.name)
+        for mark in item.iter_markers():
+            if mark.name != "parametrize":
+                tag = _tag(mark)
+                if tag not in tags:
+                    tags.append(tag)
         name_json = _str(name)
         self.writer.write(
             '{"ev":"test","id":%s,"name":%s,"kind":"test","file":%s%s%s,"hint":%s,"meta":%s%s}\n'

@@ -110,4 +110,18 @@ function scanLines(file) {
   return { tests, suites };
 }
 
-module.exports = { openSink, stripAnsi, escapePart, scanLines };
+/** `@word` and `@word(args)` in a title: a tag, for frameworks with no tags of their own (docs/results.md). */
+const TITLE_TAG = /(?:^|\s)@([A-Za-z_][\w.-]*(?:\([^()]*\))?)/g;
+
+/** The tags of a test: the framework's own (`own`), then the `@tags` in its titles, outermost first; each once. */
+function tagsOf(own, titles) {
+  const tags = [];
+  for (const tag of own || []) if (!tags.includes(tag)) tags.push(tag);
+  for (const title of titles) {
+    if (!title.includes('@')) continue;
+    for (const match of title.matchAll(TITLE_TAG)) if (!tags.includes(match[1])) tags.push(match[1]);
+  }
+  return tags;
+}
+
+module.exports = { openSink, stripAnsi, escapePart, scanLines, tagsOf };

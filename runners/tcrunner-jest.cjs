@@ -39,7 +39,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { openSink, stripAnsi, escapePart, scanLines } = require('./tcrunner-common.cjs');
+const { openSink, stripAnsi, escapePart, scanLines, tagsOf } = require('./tcrunner-common.cjs');
 
 // A stack frame line; JetBrains splits message and stack at the first one.
 const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
@@ -458,6 +458,8 @@ class TcrunnerJestReporter {
       hint: `test://${suite.path}.${escapePart(title)}`,
     };
     if (location && location.line) node.line = location.line;
+    const tags = tagsOf(undefined, [...ancestors, title]);
+    if (tags.length) node.tags = tags;
     out.push(node);
     const entry = { id, started: false, finished: false, reconciled: false, line: location ? location.line : undefined };
     if (!file.live.has(key)) file.live.set(key, []);

@@ -37,7 +37,7 @@ import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import common from './tcrunner-common.cjs';
 
-const { openSink, stripAnsi, escapePart, scanLines } = common;
+const { openSink, stripAnsi, escapePart, scanLines, tagsOf } = common;
 
 const STACK_FRAME = /^\s+at\s/;
 // Frames of vitest's own machinery, which vitest's reporters hide as well.
@@ -458,6 +458,9 @@ export default class TcrunnerVitestReporter {
         this.nodes.set(child.id, { id, kind: 'test', parentId: parentNode.id, started: false, done: false, logs: [] });
         const event = { ev: 'test', id, parent: parentNode.id, name, kind: 'test', file, hint: `test://${hintPath}` };
         if (line) event.line = line;
+        // vitest 4.1's own tags, then `@tags` in the titles.
+        const tags = tagsOf(child.tags, [...parentNode.titles, name]);
+        if (tags.length) event.tags = tags;
         out.push(event);
       }
     }

@@ -3,6 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use regex::Regex;
+
+use crate::report::{parse_rule, parse_scenario, PassPolicy};
 
 use crate::frameworks::FrameworkName;
 
@@ -35,6 +38,9 @@ pub(crate) enum RawCommand {
     },
     /// Print tcrunner's man page (roff), made from the same definitions as `--help`.
     Man,
+    /// Print a Promptfoo Python provider that runs tests with tcrunner
+    /// (`tcrunner promptfoo-provider > provider.py`).
+    PromptfooProvider,
 }
 
 /// Options shared by everything that writes a stream.
@@ -62,6 +68,61 @@ pub(crate) struct RawOutput {
     /// Also write the results to FILE as JUnit XML (one `<testsuite>` per file), written atomically.
     #[arg(long, value_name = "FILE")]
     pub junit_xml: Option<PathBuf>,
+    #[command(flatten)]
+    pub grading: RawGrading,
+}
+
+/// The JSON result and grading: groups, scenarios, pass policy (docs/results.md).
+#[derive(Debug, Args, Clone)]
+pub(crate) struct RawGrading {
+    /// Also write tcrunner's JSON result to FILE: every test with its
+    /// status, group and scenario, a summary per group, run-level errors
+    /// (docs/results.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// The current checkpoint's test files: a test from any other file is
+    /// in group REGRESSION (repeatable; `*`, `?`, `**`; a glob without `/`
+    /// matches a file name in any folder).
+    #[arg(long, value_name = "GLOB")]
+    pub current: Vec<String>,
+    /// Tests tagged TAG are in GROUP (repeatable; after the tags `error` and
+    /// `regression`, before `functionality`; others are CORE).
+    #[arg(long = "group", value_name = "TAG=GROUP", value_parser = parse_rule)]
+    pub groups: Vec<(String, String)>,
+    /// A test's scenario id: the one capture group of REGEX in its id (a
+    /// `scenario(ID)` tag wins).
+    #[arg(long, value_name = "REGEX", value_parser = parse_scenario)]
+    pub scenario_id: Option<Regex>,
+    /// What the exit code means: `framework` (its own verdict), or 0 when
+    /// the groups meet the policy, 1 when not, 75 on an infrastructure
+    /// failure.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = PassPolicy::Framework)]
+    pub pass_policy: PassPolicy,
+}
+
+/// [`RawGrading`] validated.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GradingConfig {
+    pub json: Option<PathBuf>,
+    pub grader: crate::report::Grader,
+    pub policy: PassPolicy,
+    /// A grading option was given: the run is tallied by group.
+    pub graded: bool,
+}
+
+impl GradingConfig {
+    fn from_raw(raw: RawGrading) -> Self {
+        let graded = !raw.current.is_empty()
+            || !raw.groups.is_empty()
+            || raw.scenario_id.is_some()
+            || raw.pass_policy != PassPolicy::Framework;
+        GradingConfig {
+            grader: crate::report::Grader::new(&raw.current, &raw.groups, raw.scenario_id),
+            json: raw.json,
+            policy: raw.pass_policy,
+            graded,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -143,7 +204,7 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
-    /// No stream on stdout: only the files asked for (`--events-out`, `--ctrf`, `--junit-xml`).
+    /// No stream on stdout: only the files asked for (`--events-out`, `--json`, `--ctrf`, `--junit-xml`).
     None,
 }
 
@@ -182,6 +243,8 @@ pub(crate) struct OutputConfig {
     pub ctrf: Option<PathBuf>,
     /// Where to write the JUnit XML report (`--junit-xml`).
     pub junit_xml: Option<PathBuf>,
+    /// `--json`, groups and the pass policy.
+    pub grading: GradingConfig,
 }
 
 impl OutputConfig {
@@ -203,19 +266,22 @@ impl OutputConfig {
             events_out: None,
             ctrf: raw.ctrf,
             junit_xml: raw.junit_xml,
+            grading: GradingConfig::from_raw(raw.grading),
         }
     }
 }
 
 /// What to do, validated.
+// Made once per process: a run's settings are held inline.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-#[allow(clippy::large_enum_variant)] // one per process: boxing it would buy nothing
 pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
     Check(CheckConfig),
     Completions(clap_complete::Shell),
     Man,
+    PromptfooProvider,
 }
 
 /// `--version`'s long form: the embedded reporters ship inside the binary,
@@ -292,6 +358,7 @@ impl Config {
                 input_format: c.input_format,
                 output: OutputConfig::from_raw(c.output, teamcity_version),
             }),
+            Some(RawCommand::PromptfooProvider) => Config::PromptfooProvider,
             Some(RawCommand::Check(c)) => Config::Check(CheckConfig {
                 file: c.file.filter(|f| f.as_os_str() != "-"),
                 quiet: c.quiet,

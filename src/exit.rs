@@ -25,6 +25,10 @@ pub(crate) const FRAMEWORK_CRASHED: i32 = 71;
 pub(crate) const REPORTER_FAILED: i32 = 73;
 /// Writing the output failed for a reason other than the reader going away.
 pub(crate) const IO_ERROR: i32 = 74;
+/// Under a `--pass-policy` other than `framework`: the run itself failed
+/// (the framework did not start or never reported, crashed, was stopped,
+/// collected nothing or could not collect a file), whatever the tests did.
+pub(crate) const INFRASTRUCTURE: i32 = 75;
 /// A test or the whole run exceeded its time limit.
 pub(crate) const TIMEOUT: i32 = 124;
 /// tcrunner itself was stopped by signal `n`: the code is 128 + n.
@@ -132,7 +136,12 @@ pub(crate) const TABLE: &[Row] = &[
     Row {
         codes: Codes::One(IO_ERROR),
         brief: "writing the output failed",
-        meaning: "writing the output failed, or an output file (`--events-out`, `--ctrf`, `--junit-xml`) cannot be written",
+        meaning: "writing the output failed, or an output file (`--events-out`, `--json`, `--ctrf`, `--junit-xml`) cannot be written",
+    },
+    Row {
+        codes: Codes::One(INFRASTRUCTURE),
+        brief: "infrastructure failure under --pass-policy (the run itself failed)",
+        meaning: "under a `--pass-policy` other than `framework`: the run itself failed (the framework did not start or never reported, crashed, was stopped, collected nothing or could not collect a file), whatever the tests did",
     },
     Row {
         codes: Codes::One(TIMEOUT),

@@ -204,7 +204,11 @@ pub fn events(data: &[u8]) {
             }
             .expect("writing to memory");
         }
-        pipeline.finish().expect("writing to memory");
+        pipeline
+            .finish(|_, groups| {
+                crate::report::RunEnd::graded(Default::default(), 0, Vec::new(), groups)
+            })
+            .expect("writing to memory");
         // Top-level nodes name the offset as their parent, a node of the
         // earlier run this one is appended to; the checker sees one run
         // alone, so they are put under the root. Escaping keeps `'` out of
@@ -262,6 +266,7 @@ fn output(dialect: Dialect) -> OutputConfig {
         events_out: None,
         ctrf: None,
         junit_xml: None,
+        grading: Default::default(),
     }
 }
 

@@ -68,6 +68,12 @@ fn dispatch(config: cli::Config) -> i32 {
                 .map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
                 .and_then(|()| finish_output(stdout))
         }
+        cli::Config::PromptfooProvider => {
+            let mut stdout = stdout;
+            std::io::Write::write_all(&mut stdout, PROMPTFOO_PROVIDER.as_bytes())
+                .map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
+                .and_then(|()| finish_output(stdout))
+        }
     };
     match result {
         Ok(code) => code,
@@ -80,6 +86,9 @@ fn dispatch(config: cli::Config) -> i32 {
         }
     }
 }
+
+/// The Promptfoo provider, embedded as the reporters are.
+const PROMPTFOO_PROVIDER: &str = include_str!("../integrations/promptfoo_provider.py");
 
 /// Flushes a command's output; exit 0 when it is all written.
 fn finish_output(mut out: impl std::io::Write) -> Result<i32, (i32, anyhow::Error)> {

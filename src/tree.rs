@@ -175,7 +175,10 @@ impl Tree {
     pub(crate) fn apply(&mut self, event: TestEvent, out: &mut impl Output) -> std::io::Result<()> {
         match event {
             // For the run loop, which tells whether the reporter loaded.
-            TestEvent::Hello { .. } => Ok(()),
+            TestEvent::Hello { runner, version } => out.event(TreeEvent::Hello {
+                runner: &runner,
+                version: version.as_deref(),
+            }),
             TestEvent::LiveOutput => out.event(TreeEvent::LiveOutput),
             TestEvent::Suite(node) | TestEvent::Test(node) => {
                 if let Some(order) = &mut self.collected {
@@ -829,6 +832,9 @@ mod tests {
                 TreeEvent::TreeTest(n) => format!("tree {} {}<{}", n.node.name, n.id, n.parent),
                 TreeEvent::TreeSuiteEnd(n) => format!("tree- {}", n.id),
                 TreeEvent::TreeEnded => "tree end".to_owned(),
+                TreeEvent::RunStarted(_) => "run start".to_owned(),
+                TreeEvent::Hello { runner, .. } => format!("hello {runner}"),
+                TreeEvent::RunEnded(end) => format!("run end {}", end.exit_code),
             };
             self.0.push(line);
             Ok(())

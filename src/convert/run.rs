@@ -14,7 +14,7 @@ use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
-use crate::report::{self, Pipeline, RunLine};
+use crate::report::{self, Pipeline, Problem, ProblemKind, RunEnd, RunLine, RunStart};
 
 /// What stops the whole conversion (a bad input file does not).
 #[derive(Debug, thiserror::Error)]
@@ -22,8 +22,7 @@ pub(crate) enum ConvertError {
     /// Writing the stream failed.
     #[error("writing the output failed")]
     Output(#[source] io::Error),
-    /// A result file (`--ctrf`, `--junit-xml`) cannot be written: found
-    /// before any input is read.
+    /// An output file cannot be written (found before anything is read).
     #[error(transparent)]
     OutputFile(report::FileError),
 }
@@ -90,6 +89,14 @@ pub(crate) fn run_with(
     let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
     let mut pipeline = Pipeline::new(&output, out, files).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
+    pipeline
+        .start_run(&RunStart {
+            framework: None,
+            command: std::env::args().collect(),
+            started: std::time::SystemTime::now(),
+        })
+        .map_err(ConvertError::Output)?;
+    let mut problems = Vec::new();
     let mut sink = Verdicts {
         inner: &mut pipeline,
         failed: false,
@@ -110,16 +117,24 @@ pub(crate) fn run_with(
                 // One line per problem, whatever the parser's text holds.
                 let text = e.to_string().replace(['\n', '\r'], " ");
                 let _ = writeln!(errors, "tcrunner: {input}: {text}");
+                problems.push(Problem {
+                    kind: ProblemKind::Input,
+                    message: format!("{input}: {text}"),
+                });
                 worst = worst.max(e.exit_code());
             }
         }
     }
     let failed = sink.failed;
-    pipeline.finish().map_err(ConvertError::Output)?;
-    Ok(match (worst, failed) {
+    let code = match (worst, failed) {
         (exit::SUCCESS, true) => exit::TESTS_FAILED,
         (code, _) => code,
-    })
+    };
+    let policy = output.grading.policy;
+    let (_, end) = pipeline
+        .finish(|_, groups| RunEnd::graded(policy, code, problems, groups))
+        .map_err(ConvertError::Output)?;
+    Ok(end.exit_code)
 }
 
 /// The settings of a recorded run, when the first input is one (its

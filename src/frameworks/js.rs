@@ -507,6 +507,10 @@ impl Framework for Jest {
             )
         })
     }
+
+    fn load_failure(&self, id: &str) -> Option<String> {
+        js_load_failure(id)
+    }
 }
 
 impl Framework for Vitest {
@@ -575,6 +579,30 @@ impl Framework for Vitest {
     fn informational(&self, raw: &[String]) -> bool {
         // After `run`, vitest's `--version` is no answer: the run goes on.
         raw.iter().any(|a| a == "-h" || a == "--help")
+    }
+
+    fn load_failure(&self, id: &str) -> Option<String> {
+        js_load_failure(id)
+    }
+}
+
+/// A file that could not be loaded, from the id of the reporters' test for
+/// it: `[file, name, n]` (`[project, file, name, n]` in a named project)
+/// with n < 0, right under the file. jest names it `Test suite failed to
+/// run`, vitest after the error (`SyntaxError`); `afterAll hook` (errors
+/// after or around tests) and `Unhandled error` are not load failures.
+fn js_load_failure(id: &str) -> Option<String> {
+    let parts: Vec<serde_json::Value> = serde_json::from_str(id).ok()?;
+    let [head @ .., name, n] = &parts[..] else {
+        return None;
+    };
+    let name = name.as_str()?;
+    if n.as_i64()? >= 0 || matches!(name, "afterAll hook" | "Unhandled error") {
+        return None;
+    }
+    match head {
+        [file] | [_, file] => file.as_str().map(str::to_owned),
+        _ => None,
     }
 }
 

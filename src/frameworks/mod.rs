@@ -171,6 +171,12 @@ pub(crate) trait Framework {
                 .map_or(Refusal::OnStderr, |line| Refusal::Threw(line.to_owned())),
         )
     }
+    /// When `id` is our reporter's test standing for a file that could not
+    /// be collected or loaded (failed, it is a run-level problem as well as
+    /// a test), that file. By default no id is.
+    fn load_failure(&self, _id: &str) -> Option<String> {
+        None
+    }
     /// An option that keeps our reporter from loading, to name as an example
     /// when the framework exited 0 without it. By default none is named.
     fn disabling_option(&self) -> Option<&'static str> {

@@ -450,6 +450,18 @@ impl Framework for Pytest {
     fn users_know_ids(&self) -> bool {
         true
     }
+
+    /// The plugin's `<nodeid>::<collection>` test (`_COLLECTION` in
+    /// `runners/_tcrunner_pytest_reporter.py`); a bare `<collection>` is
+    /// the session's own collector (a root `conftest.py`).
+    fn load_failure(&self, id: &str) -> Option<String> {
+        let collector = id.strip_suffix("<collection>")?;
+        Some(match collector.strip_suffix("::") {
+            Some(path) => path.to_owned(),
+            None if collector.is_empty() => "the test session".to_owned(),
+            None => return None,
+        })
+    }
 }
 
 #[cfg(test)]

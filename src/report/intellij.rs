@@ -67,6 +67,8 @@ impl<W: Write> Output for Intellij<W> {
                 .out
                 .send(with_ids("suiteTreeEnded", node).with("name", node.node.name.as_str())),
             TreeEvent::TreeEnded => self.out.send(Message::new("treeEnded")),
+            // The IDE shows the framework's exit through the process itself.
+            TreeEvent::RunStarted(_) | TreeEvent::Hello { .. } | TreeEvent::RunEnded(_) => Ok(()),
             TreeEvent::Output {
                 node: Some(node),
                 stream,

@@ -4,7 +4,9 @@
 mod ctrf_file;
 mod events_file;
 mod file;
+mod grading;
 mod intellij;
+mod json_file;
 mod junit_file;
 mod messages;
 mod output;
@@ -18,7 +20,9 @@ mod teamcity;
 
 pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
+pub(crate) use grading::{parse_rule, parse_scenario, Grader, PassPolicy};
 pub(crate) use junit_file::TCRUNNER as JUNIT_ROOT;
-pub(crate) use output::{Opened, Output, TreeEvent};
+pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
+pub(crate) use outputs::FileOutput;
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;

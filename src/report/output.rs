@@ -3,6 +3,7 @@
 //! output takes ([`Output`]).
 use std::io;
 
+use super::grading::{Groups, PassPolicy};
 use crate::event::{LogLevel, Node, Stream, TestEvent, TestResult};
 
 /// A node that has been opened, as outputs see it: its place in the
@@ -23,9 +24,78 @@ pub(crate) struct Opened<'a> {
     pub node: &'a Node,
 }
 
+/// A run begins: what runs, and how.
+#[derive(Debug, Clone)]
+pub(crate) struct RunStart {
+    /// `pytest`, `jest`, `vitest`; `None` for `convert`.
+    pub framework: Option<String>,
+    /// The command: the framework's, as launched, or tcrunner's own for
+    /// `convert`.
+    pub command: Vec<String>,
+    /// When it started.
+    pub started: std::time::SystemTime,
+}
+
+/// What went wrong with a run as a whole, not with one test: each is an
+/// infrastructure failure, so no pass policy passes the run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Problem {
+    pub kind: ProblemKind,
+    pub message: String,
+}
+
+/// The kinds of [`Problem`] (docs/results.md, "errors").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ProblemKind {
+    /// A test file could not be collected.
+    Collection,
+    /// The framework never ran our reporter: not installed, refused its
+    /// arguments or configuration, failed to start.
+    NotStarted,
+    /// No test was collected or selected.
+    NoTests,
+    /// The framework died (a signal, `os._exit`) during or between tests.
+    Crash,
+    /// tcrunner stopped the run: a test outlived `--timeout` beyond what
+    /// the framework could enforce, or `--session-timeout` ran out.
+    Timeout,
+    /// The run was interrupted: tcrunner was signalled, or the framework
+    /// ended the run itself (pytest's exit codes 2 to 4).
+    Interrupted,
+    /// The reader of tcrunner's stdout went away mid-run.
+    OutputGone,
+    /// A report file `convert` read was missing or malformed.
+    Input,
+}
+
+/// A run ends: its exit code and what went wrong with it as a whole.
+#[derive(Debug, Clone)]
+pub(crate) struct RunEnd {
+    /// The exit code tcrunner returns.
+    pub exit_code: i32,
+    /// Run-level problems, in the order they were found.
+    pub errors: Vec<Problem>,
+    /// The pass policy, and whether the run met it (`None` under
+    /// `framework`, whose verdict is the exit code).
+    pub policy: PassPolicy,
+    pub policy_met: Option<bool>,
+    /// The tally by group, when the run is graded (a grading option was
+    /// given): the `teamcity` dialect reports it as statistics.
+    pub groups: Option<Groups>,
+}
+
 /// What the tree tells every output, in output order.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum TreeEvent<'a> {
+    /// The run begins (before anything else a live run sends).
+    RunStarted(&'a RunStart),
+    /// Our reporter inside the framework is loaded: the framework and its
+    /// version.
+    Hello {
+        runner: &'a str,
+        version: Option<&'a str>,
+    },
     /// The tests' own output goes straight to the framework's stdout, in
     /// order with the events (pytest `-s`): plain text between a test's
     /// start and finish is that test's.
@@ -60,10 +130,12 @@ pub(crate) enum TreeEvent<'a> {
     TreeSuiteEnd(&'a Opened<'a>),
     /// Collect-only: the pre-declared tree is complete.
     TreeEnded,
+    /// The run is over and every node closed: the last event.
+    RunEnded(&'a RunEnd),
 }
 
 /// One output of a run: the service-message stream, a result file, a
-/// recording. `Outputs` (`outputs.rs`) hands every event to each; an output
+/// recording. [`Outputs`](super::outputs::Outputs) hands every event to each; an output
 /// owns its formatting and its own handling of plain text.
 pub(crate) trait Output {
     /// What a source sent, before the tree saw it: for outputs that record

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 
 use super::ctrf_file::CtrfFile;
 use super::events_file::EventsFile;
+use super::json_file::JsonFile;
 use super::junit_file::JunitFile;
 use super::output::{Opened, Output, TreeEvent};
 use super::stream::{ServiceMessages, SkipPassedOutput};
@@ -30,6 +31,8 @@ pub(crate) enum FileOutput {
     Ctrf(CtrfFile),
     /// `--junit-xml`.
     Junit(JunitFile),
+    /// `--json` (boxed: it holds its grader and tallies).
+    Json(Box<JsonFile>),
 }
 
 /// The primary stream plus the file outputs.
@@ -148,6 +151,7 @@ impl Output for FileOutput {
             FileOutput::Events(file) => file.source(event),
             FileOutput::Ctrf(file) => file.source(event),
             FileOutput::Junit(file) => file.source(event),
+            FileOutput::Json(file) => file.source(event),
         }
     }
 
@@ -156,6 +160,7 @@ impl Output for FileOutput {
             FileOutput::Events(file) => file.event(event),
             FileOutput::Ctrf(file) => file.event(event),
             FileOutput::Junit(file) => file.event(event),
+            FileOutput::Json(file) => file.event(event),
         }
     }
 
@@ -169,6 +174,7 @@ impl Output for FileOutput {
             FileOutput::Events(file) => file.test(node, output, result),
             FileOutput::Ctrf(file) => file.test(node, output, result),
             FileOutput::Junit(file) => file.test(node, output, result),
+            FileOutput::Json(file) => file.test(node, output, result),
         }
     }
 
@@ -177,6 +183,7 @@ impl Output for FileOutput {
             FileOutput::Events(file) => file.text(bytes),
             FileOutput::Ctrf(file) => file.text(bytes),
             FileOutput::Junit(file) => file.text(bytes),
+            FileOutput::Json(file) => file.text(bytes),
         }
     }
 
@@ -185,6 +192,7 @@ impl Output for FileOutput {
             FileOutput::Events(file) => file.flush(),
             FileOutput::Ctrf(file) => file.flush(),
             FileOutput::Junit(file) => file.flush(),
+            FileOutput::Json(file) => file.flush(),
         }
     }
 
@@ -193,6 +201,7 @@ impl Output for FileOutput {
             FileOutput::Events(file) => file.finish(),
             FileOutput::Ctrf(file) => file.finish(),
             FileOutput::Junit(file) => file.finish(),
+            FileOutput::Json(file) => file.finish(),
         }
     }
 }

@@ -1,12 +1,15 @@
 //! The pipeline every source feeds: events go through the [`Tree`], which
 //! assigns ids and decides what opens and closes, then to every output.
 use std::io::{self, Write};
+use std::path::Path;
 
 use super::ctrf_file::CtrfFile;
 use super::events_file::{EventsFile, RunLine};
 use super::file::{AtomicFile, FileError};
+use super::grading::{Grader, Groups, Status};
+use super::json_file::JsonFile;
 use super::junit_file::JunitFile;
-use super::output::{Opened, Output, TreeEvent};
+use super::output::{Opened, Output, RunEnd, RunStart, TreeEvent};
 use super::outputs::{FileOutput, Outputs, Primary};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use super::summary::Summary;
@@ -19,6 +22,17 @@ use crate::tree::Tree;
 struct Counted<O> {
     inner: O,
     summary: Summary,
+    /// A graded run's tally by group (a pass policy decides from it).
+    graded: Option<(Grader, Groups)>,
+}
+
+impl<O> Counted<O> {
+    #[inline]
+    fn grade(&mut self, node: &Node, status: Status) {
+        if let Some((grader, groups)) = &mut self.graded {
+            groups.count(grader.group(node.file.as_deref(), &node.tags), status);
+        }
+    }
 }
 
 impl<O: Output> Output for Counted<O> {
@@ -30,8 +44,14 @@ impl<O: Output> Output for Counted<O> {
     #[inline]
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
-            TreeEvent::Finished { result, .. } => self.summary.count(result.outcome),
-            TreeEvent::Stopped(_) => self.summary.stopped += 1,
+            TreeEvent::Finished { result, node } => {
+                self.summary.count(result.outcome);
+                self.grade(node.node, Status::of(result.outcome));
+            }
+            TreeEvent::Stopped(node) => {
+                self.summary.stopped += 1;
+                self.grade(node.node, Status::Error);
+            }
             // Listed, not `_`, so a new event is a compile error here too.
             TreeEvent::LiveOutput
             | TreeEvent::Count(_)
@@ -42,7 +62,10 @@ impl<O: Output> Output for Counted<O> {
             | TreeEvent::TreeSuite(_)
             | TreeEvent::TreeTest(_)
             | TreeEvent::TreeSuiteEnd(_)
-            | TreeEvent::TreeEnded => {}
+            | TreeEvent::TreeEnded
+            | TreeEvent::RunStarted(_)
+            | TreeEvent::Hello { .. }
+            | TreeEvent::RunEnded(_) => {}
         }
         self.inner.event(event)
     }
@@ -55,6 +78,7 @@ impl<O: Output> Output for Counted<O> {
         result: &TestResult,
     ) -> io::Result<()> {
         self.summary.count(result.outcome);
+        self.grade(node.node, Status::of(result.outcome));
         self.inner.test(node, output, result)
     }
 
@@ -76,37 +100,48 @@ impl<O: Output> Output for Counted<O> {
 pub(crate) fn open_files(config: &OutputConfig) -> Result<Vec<FileOutput>, FileError> {
     let mut files = Vec::new();
     if let Some(path) = &config.events_out {
-        let file = AtomicFile::create("--events-out", path)?;
         let run = RunLine {
             collect_only: config.collect_only,
             block_service_messages: config.block_service_messages,
         };
-        let events = EventsFile::create(file, run).map_err(|source| FileError {
-            option: "--events-out",
-            path: path.clone(),
-            source,
-        })?;
+        let events = open_file("--events-out", path, |file| EventsFile::create(file, run))?;
         files.push(FileOutput::Events(events));
     }
     if let Some(path) = &config.ctrf {
-        let file = AtomicFile::create("--ctrf", path)?;
-        let ctrf = CtrfFile::create(file).map_err(|source| FileError {
-            option: "--ctrf",
-            path: path.clone(),
-            source,
-        })?;
-        files.push(FileOutput::Ctrf(ctrf));
+        files.push(FileOutput::Ctrf(open_file(
+            "--ctrf",
+            path,
+            CtrfFile::create,
+        )?));
     }
     if let Some(path) = &config.junit_xml {
-        let file = AtomicFile::create("--junit-xml", path)?;
-        let junit = JunitFile::create(file).map_err(|source| FileError {
-            option: "--junit-xml",
-            path: path.clone(),
-            source,
-        })?;
-        files.push(FileOutput::Junit(junit));
+        files.push(FileOutput::Junit(open_file(
+            "--junit-xml",
+            path,
+            JunitFile::create,
+        )?));
+    }
+    if let Some(path) = &config.grading.json {
+        let grader = config.grading.grader.clone();
+        let json = open_file("--json", path, |file| JsonFile::create(file, grader))?;
+        files.push(FileOutput::Json(Box::new(json)));
     }
     Ok(files)
+}
+
+/// Creates the file an output option names and the output writing it; a
+/// failure to do either names the option and the path.
+fn open_file<T>(
+    option: &'static str,
+    path: &Path,
+    create: impl FnOnce(AtomicFile) -> io::Result<T>,
+) -> Result<T, FileError> {
+    let file = AtomicFile::create(option, path)?;
+    create(file).map_err(|source| FileError {
+        option,
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Events in, every output out.
@@ -133,6 +168,10 @@ impl<W: Write> Pipeline<W> {
             outputs: Counted {
                 inner: Outputs::new(primary, files),
                 summary: Summary::default(),
+                graded: config
+                    .grading
+                    .graded
+                    .then(|| (config.grading.grader.clone(), Groups::default())),
             },
         })
     }
@@ -193,12 +232,33 @@ impl<W: Write> Pipeline<W> {
         &self.outputs.summary
     }
 
+    /// The run begins: every output is told what runs, before anything
+    /// else.
+    pub(crate) fn start_run(&mut self, start: &RunStart) -> io::Result<()> {
+        self.outputs.event(TreeEvent::RunStarted(start))
+    }
+
     /// Ends the outputs: closes every open node (unfinished tests as
-    /// stopped), writes each output's end, and returns what was reported.
-    pub(crate) fn finish(mut self) -> io::Result<Summary> {
+    /// stopped), tells every output how the run ended (`end` makes that
+    /// from what was reported and its tally by group, when graded), writes
+    /// each output's end. Returns what was reported and the end; every
+    /// output gets its end even when one of these steps failed.
+    pub(crate) fn finish(
+        mut self,
+        end: impl FnOnce(&Summary, Option<&Groups>) -> RunEnd,
+    ) -> io::Result<(Summary, RunEnd)> {
         let closed = self.tree.close_all(&mut self.outputs);
+        if closed.is_err() {
+            // The stream failed on one node; the files still get the rest
+            // (the stream is left out from now on).
+            let _ = self.tree.close_all(&mut self.outputs);
+        }
+        let groups = self.outputs.graded.as_ref().map(|(_, groups)| groups);
+        let mut end = end(&self.outputs.summary, groups);
+        end.groups = groups.cloned();
+        let ended = self.outputs.event(TreeEvent::RunEnded(&end));
         let finished = self.outputs.finish();
-        closed.and(finished)?;
-        Ok(self.outputs.summary)
+        closed.and(ended).and(finished)?;
+        Ok((self.outputs.summary, end))
     }
 }

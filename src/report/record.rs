@@ -192,9 +192,12 @@ impl Records {
                 })
             }
             TreeEvent::Log { level, text } => Collected::Log { level, text },
-            TreeEvent::LiveOutput | TreeEvent::Count(_) | TreeEvent::TreeEnded => {
-                Collected::Nothing
-            }
+            TreeEvent::LiveOutput
+            | TreeEvent::Count(_)
+            | TreeEvent::TreeEnded
+            | TreeEvent::RunStarted(_)
+            | TreeEvent::Hello { .. }
+            | TreeEvent::RunEnded(_) => Collected::Nothing,
         }
     }
 

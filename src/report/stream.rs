@@ -164,7 +164,10 @@ impl<O: Output> Output for SkipPassedOutput<O> {
             | TreeEvent::TreeSuite(_)
             | TreeEvent::TreeTest(_)
             | TreeEvent::TreeSuiteEnd(_)
-            | TreeEvent::TreeEnded => self.inner.event(event),
+            | TreeEvent::TreeEnded
+            | TreeEvent::RunStarted(_)
+            | TreeEvent::Hello { .. }
+            | TreeEvent::RunEnded(_) => self.inner.event(event),
         }
     }
 

@@ -28,6 +28,7 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::{Message, Value};
 
+use super::grading::Groups;
 use super::messages::{duration, failure, failure_message, log_message, MessageWriter, STOPPED};
 use super::output::{Opened, Output, TreeEvent};
 use crate::event::{NodeKind, Stream, TestEvent, Verdict};
@@ -298,6 +299,23 @@ impl<W: Write> Teamcity<W> {
     }
 }
 
+impl<W: Write> Teamcity<W> {
+    /// A graded run's tally, for TeamCity to chart: per group,
+    /// `tcrunner.group.<GROUP>.passed` and `.total`.
+    fn group_statistics(&mut self, groups: &Groups) -> io::Result<()> {
+        for (group, count) in groups.iter() {
+            for (what, value) in [("passed", count.passed), ("total", count.total)] {
+                self.out.send(
+                    Message::new("buildStatisticValue")
+                        .with("key", format!("tcrunner.group.{group}.{what}"))
+                        .with("value", value.to_string()),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `name` under the suite path `scope`, hashed: what tells full names apart.
 fn scoped(scope: u64, name: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
@@ -323,7 +341,13 @@ impl<W: Write> Output for Teamcity<W> {
             | TreeEvent::TreeSuite(_)
             | TreeEvent::TreeTest(_)
             | TreeEvent::TreeSuiteEnd(_)
-            | TreeEvent::TreeEnded => Ok(()),
+            | TreeEvent::TreeEnded
+            | TreeEvent::RunStarted(_)
+            | TreeEvent::Hello { .. } => Ok(()),
+            TreeEvent::RunEnded(end) => match &end.groups {
+                Some(groups) => self.group_statistics(groups),
+                None => Ok(()),
+            },
             TreeEvent::Started(node) => self.started(node),
             TreeEvent::Output { node, stream, text } => {
                 match node.and_then(|n| self.nodes.get(&n.id).filter(|_| n.is_test)) {

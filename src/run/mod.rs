@@ -9,7 +9,7 @@ use crate::exit;
 use crate::frameworks::{self, Request, SetupError};
 use crate::process::Child;
 
-use crate::report::{self, Pipeline};
+use crate::report::{self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart};
 
 mod diagnose;
 mod state;
@@ -160,20 +160,66 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
     };
-    let launch = framework.launch(&request)?;
     if raw.print_command {
+        let launch = framework.launch(&request)?;
         return print_command(&launch.spec, out).map_err(RunError::Output);
     }
     let output = OutputConfig {
         collect_only,
         ..config.output
     };
+    // Information-only runs and collect-only trees have no verdict to grade.
+    let policy = if collect_only || informational {
+        PassPolicy::Framework
+    } else {
+        output.grading.policy
+    };
     let files = report::open_files(&output).map_err(RunError::OutputFile)?;
+    let launch = match framework.launch(&request) {
+        Ok(launch) => launch,
+        Err(error) => {
+            let error = RunError::Setup(error);
+            let unavailable = matches!(error, RunError::Setup(SetupError::Unavailable(_)));
+            let code = if unavailable && policy != PassPolicy::Framework {
+                exit::INFRASTRUCTURE
+            } else {
+                error.exit_code()
+            };
+            let start = RunStart {
+                framework: Some(framework.name().to_owned()),
+                command: Vec::new(),
+                started: std::time::SystemTime::now(),
+            };
+            let problem = Problem {
+                kind: ProblemKind::NotStarted,
+                message: error.to_string(),
+            };
+            let _ = record_unstarted(&output, files, &start, problem, policy, code);
+            if code == exit::INFRASTRUCTURE {
+                note(&error.to_string());
+                return Ok(code);
+            }
+            return Err(error);
+        }
+    };
     let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
     };
+    let start = RunStart {
+        framework: Some(framework.name().to_owned()),
+        command: std::iter::once(launch.spec.program.as_os_str())
+            .chain(launch.spec.args.iter().map(|arg| arg.as_os_str()))
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect(),
+        started: std::time::SystemTime::now(),
+    };
+    match pipeline.start_run(&start) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
+        Err(e) => return Err(RunError::Output(e)),
+    }
     let banner = format!(
         "Launching {} with arguments {} in {}\n\n",
         framework.name(),
@@ -197,8 +243,23 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
                 "{error}: {}",
                 std::error::Error::source(&error).map_or(String::new(), |s| s.to_string())
             );
-            let _ = did_not_start(&mut pipeline, framework.name(), why, None)
-                .and_then(|()| pipeline.finish());
+            let problem = Problem {
+                kind: ProblemKind::NotStarted,
+                message: why.clone(),
+            };
+            let code = error.exit_code();
+            let _ = did_not_start(&mut pipeline, framework.name(), why, None).and_then(|()| {
+                pipeline
+                    .finish(|_, groups| RunEnd::graded(policy, code, vec![problem], groups))
+                    .map(drop)
+            });
+            if policy != PassPolicy::Framework {
+                note(&format!(
+                    "{error}: {}",
+                    std::error::Error::source(&error).map_or(String::new(), |s| s.to_string())
+                ));
+                return Ok(exit::INFRASTRUCTURE);
+            }
             return Err(error);
         }
     };
@@ -230,18 +291,52 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         &launch.spec.program,
     );
     // Finished whatever happened to the stream: the files get their end.
-    let finished = pipeline.finish();
+    let finished = pipeline.finish(|summary, groups| {
+        let code = match ending {
+            Ending::OutputGone => quiet_exit(),
+            _ => state.exit_code(ending, summary, limits.runs_no_tests()),
+        };
+        RunEnd::graded(policy, code, state.problems(code), groups)
+    });
     let finished = concluded.and(finished);
     drop(child); // kills whatever is left of the group
-    let summary = match finished {
-        Ok(summary) => summary,
+    let end = match finished {
+        Ok((_, end)) => end,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
     };
     if ending == Ending::OutputGone {
         return Ok(quiet_exit());
     }
-    Ok(state.exit_code(ending, &summary, limits.runs_no_tests()))
+    Ok(end.exit_code)
+}
+
+/// The files of a run that could not be launched get its start and end,
+/// with `problem` said: no stream, nothing ran.
+fn record_unstarted(
+    output: &OutputConfig,
+    files: Vec<report::FileOutput>,
+    start: &RunStart,
+    problem: Problem,
+    policy: PassPolicy,
+    code: i32,
+) -> io::Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let quiet = OutputConfig {
+        dialect: crate::cli::Dialect::None,
+        ..output.clone()
+    };
+    let mut pipeline = Pipeline::new(&quiet, io::sink(), files)?;
+    pipeline.start_run(start)?;
+    pipeline
+        .finish(|_, groups| {
+            let mut end = RunEnd::graded(policy, code, vec![problem], groups);
+            end.exit_code = code;
+            end
+        })
+        .map(drop)
 }
 
 /// `--print-command`: the folder, the environment tcrunner adds and the

@@ -10,7 +10,7 @@ use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
-use crate::report::{Pipeline, Summary};
+use crate::report::{Pipeline, Problem, ProblemKind, Summary};
 
 use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
@@ -66,6 +66,8 @@ pub(super) struct State {
     /// The framework stopped the run on purpose outside any test
     /// ([`Framework::stopped_on_purpose`]): its exit code stands.
     stopped_on_purpose: bool,
+    /// What went wrong with the run as a whole, as found.
+    problems: Vec<Problem>,
 }
 
 impl State {
@@ -87,6 +89,7 @@ impl State {
             setup_failure: None,
             unavailable: false,
             stopped_on_purpose: false,
+            problems: Vec::new(),
         }
     }
 
@@ -206,6 +209,13 @@ impl State {
         keep_tail(&mut self.stderr_tail, bytes);
     }
 
+    fn problem(&mut self, kind: ProblemKind, message: &str) {
+        self.problems.push(Problem {
+            kind,
+            message: message.to_owned(),
+        });
+    }
+
     fn event<W: Write>(
         &mut self,
         line: &[u8],
@@ -237,6 +247,16 @@ impl State {
             }
             TestEvent::Finished(result) => {
                 self.running.remove(&result.id);
+                let failed_file = (result.outcome.verdict() == crate::event::Verdict::Failed)
+                    .then(|| self.framework.load_failure(&result.id))
+                    .flatten();
+                if let Some(file) = failed_file {
+                    let why = result.message.as_deref().unwrap_or("collection failed");
+                    self.problem(
+                        ProblemKind::Collection,
+                        &format!("cannot collect {file}: {why}"),
+                    );
+                }
                 let failed = result.outcome.verdict() == crate::event::Verdict::Failed;
                 if limits.test.is_some()
                     && failed
@@ -300,6 +320,10 @@ impl State {
         let mut timed_out = None;
         match ending {
             Ending::OutputGone => {
+                self.problem(
+                    ProblemKind::OutputGone,
+                    "the reader of tcrunner's output went away: the run was stopped",
+                );
                 child.stop(grace, drop);
                 return Ok(());
             }
@@ -325,6 +349,7 @@ impl State {
                     ),
                     _ => format!("a test {why} (--timeout): stopping {name}"),
                 };
+                self.problem(ProblemKind::Timeout, &text);
                 tell(pipeline, LogLevel::Error, text)?;
                 timed_out = Some((ids, why));
             }
@@ -344,6 +369,7 @@ impl State {
                         None => {
                             let text =
                                 format!("{name} ran no tests: none were collected or selected");
+                            self.problem(ProblemKind::NoTests, &text);
                             tell(pipeline, LogLevel::Warning, text)?;
                         }
                     }
@@ -388,6 +414,7 @@ impl State {
                 .filter(|_| self.status.is_some_and(|s| s.code().is_some()))
             {
                 let text = format!("{name} ran no tests: {line}");
+                self.problem(ProblemKind::NoTests, &text);
                 tell(pipeline, LogLevel::Warning, text)?;
                 self.no_tests = true;
                 return Ok(());
@@ -424,6 +451,7 @@ impl State {
         note(&hint);
         let details = plain_text(&self.stderr_tail);
         did_not_start(pipeline, self.name, hint.clone(), Some(details))?;
+        self.problem(ProblemKind::NotStarted, &hint);
         self.setup_failure = Some(hint);
         Ok(())
     }
@@ -451,6 +479,7 @@ impl State {
             // The framework's own "interrupted": it wound down and said so;
             // the tests it left are stopped, not crashed under.
             let text = format!("{name} was interrupted during {}", running.join(", "));
+            self.problem(ProblemKind::Interrupted, &text);
             tell(pipeline, LogLevel::Warning, text)?;
         } else if !running.is_empty() {
             self.crashed = true;
@@ -463,13 +492,16 @@ impl State {
                     _ => id.clone(),
                 })
                 .collect();
-            note(&format!("{why}: {}", shown.join(", ")));
+            let text = format!("{why}: {}", shown.join(", "));
+            self.problem(ProblemKind::Crash, &text);
+            note(&text);
             for id in running {
                 fail(pipeline, id, why.clone(), details.clone())?;
             }
         } else if status.code().is_none() && self.reported {
             self.crashed = true;
             let text = format!("{name} {} between tests", describe(status));
+            self.problem(ProblemKind::Crash, &text);
             tell(pipeline, LogLevel::Error, text)?;
         }
         Ok(())
@@ -527,6 +559,54 @@ impl State {
             return exit::TESTS_FAILED;
         }
         code
+    }
+}
+
+impl State {
+    /// The run-level problems, once the run is over and `exit_code` is its
+    /// code under the framework's own policy: those found on the way, and
+    /// what only the end tells (a signal, pytest's own failure codes).
+    pub(super) fn problems(&self, exit_code: i32) -> Vec<Problem> {
+        let mut problems = self.problems.clone();
+        let add = |problems: &mut Vec<Problem>, kind, message: String| {
+            problems.push(Problem { kind, message })
+        };
+        if let Some((signal, _)) = self.signalled {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                format!(
+                    "tcrunner received {}: the run was stopped",
+                    signal_name(signal)
+                ),
+            );
+        }
+        let code = self.status.and_then(|s| s.code());
+        let name = self.name;
+        if let Some(code) =
+            code.filter(|&c| problems.is_empty() && self.framework.run_failure_code(c))
+        {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                format!("{name} exited with code {code}, its own word that the run failed"),
+            );
+        }
+        if problems.is_empty() && self.stopped_on_purpose && code != Some(0) {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                format!("{name} was stopped on purpose outside any test, with code {exit_code}"),
+            );
+        }
+        if problems.is_empty() && exit_code == exit::INTERNAL {
+            add(
+                &mut problems,
+                ProblemKind::Interrupted,
+                "the framework's end was never seen".to_owned(),
+            );
+        }
+        problems
     }
 }
 
