@@ -139,8 +139,14 @@ fn groups_scenarios_and_every_pass_policy() {
         "--scenario-id",
         r"test_(s\d+)_",
     ];
-    let (_, result) = graded(&project, &base);
+    let ctrf = project.path().join("result.ctrf.json");
+    let mut with_ctrf: Vec<&str> = base.to_vec();
+    with_ctrf.extend(["--ctrf", ctrf.to_str().unwrap()]);
+    let (_, result) = graded(&project, &with_ctrf);
     assert_eq!(test(&result, "test_slow_passes")["group"], "SLOW");
+    // CTRF carries the same tally by group.
+    let ctrf: Value = serde_json::from_slice(&std::fs::read(&ctrf).unwrap()).unwrap();
+    assert_eq!(ctrf["results"]["extra"]["groups"], result["groups"]);
     // A marker's scenario wins over the id's; the id's is used otherwise.
     assert_eq!(test(&result, "test_core_passes")["scenario"], "s1");
     assert_eq!(test(&result, "test_s7_core_also_passes")["scenario"], "s7");

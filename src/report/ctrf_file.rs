@@ -21,6 +21,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use super::file::AtomicFile;
+use super::grading::{self, Grader, Groups};
 use super::output::{Opened, Output, TreeEvent};
 use super::record::{Collected, Records, Status, TestRecord};
 use crate::event::{LogLevel, Outcome, Stream, TestEvent, TestResult};
@@ -67,6 +68,9 @@ pub(crate) struct CtrfFile {
     framework: Option<(String, Option<String>)>,
     errors: Vec<String>,
     warnings: Vec<String>,
+    grader: Grader,
+    /// The tally by group (docs/results.md, "Groups").
+    groups: Groups,
 }
 
 /// Now, in ms since the epoch.
@@ -79,7 +83,7 @@ fn now_ms() -> u64 {
 impl CtrfFile {
     /// Creates the file's temporary twin and writes everything before the
     /// first test.
-    pub(crate) fn create(mut file: AtomicFile) -> io::Result<Self> {
+    pub(crate) fn create(mut file: AtomicFile, grader: Grader) -> io::Result<Self> {
         write!(
             file.writer(),
             "{{\"reportFormat\":\"CTRF\",\"specVersion\":\"{SPEC_VERSION}\",\"generatedBy\":\"tcrunner\",\"results\":{{\"tests\":["
@@ -95,10 +99,16 @@ impl CtrfFile {
             framework: None,
             errors: Vec::new(),
             warnings: Vec::new(),
+            grader,
+            groups: Groups::default(),
         })
     }
 
     fn test(&mut self, record: &TestRecord) -> io::Result<()> {
+        if let Some(status) = grading::Status::of_record(record.status) {
+            let group = self.grader.group(record.file.as_deref(), &record.tags);
+            self.groups.count(group, status);
+        }
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Test<'a> {
@@ -284,6 +294,7 @@ impl Output for CtrfFile {
         struct Extra<'a> {
             errors: &'a [String],
             warnings: &'a [String],
+            groups: &'a Groups,
         }
         let stop = now_ms().max(self.start);
         let summary = Summary {
@@ -303,6 +314,7 @@ impl Output for CtrfFile {
         let extra = Extra {
             errors: &self.errors,
             warnings: &self.warnings,
+            groups: &self.groups,
         };
         let out = self.file.writer();
         out.write_all(b"\n],\"summary\":")?;

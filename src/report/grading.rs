@@ -9,6 +9,7 @@
 use regex::Regex;
 
 use super::output::{Problem, RunEnd};
+use super::record;
 use crate::event::Outcome;
 use crate::exit;
 
@@ -231,6 +232,16 @@ impl Status {
         }
     }
 
+    /// How a result file's test counts; one only declared (collect-only)
+    /// does not.
+    pub(crate) fn of_record(status: record::Status) -> Option<Status> {
+        match status {
+            record::Status::Finished(outcome) => Some(Status::of(outcome)),
+            record::Status::Stopped => Some(Status::Error),
+            record::Status::Collected => None,
+        }
+    }
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Passed => "passed",
@@ -310,6 +321,13 @@ impl Groups {
             all.add(count);
         }
         all
+    }
+}
+
+/// As a JSON object: each group's counts by its name, in order.
+impl serde::Serialize for Groups {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
     }
 }
 

@@ -86,10 +86,8 @@ impl JsonFile {
             group: &'a str,
             scenario: Option<&'a str>,
         }
-        let status = match test.status {
-            record::Status::Finished(outcome) => Status::of(outcome),
-            record::Status::Stopped => Status::Error,
-            record::Status::Collected => return Ok(()),
+        let Some(status) = Status::of_record(test.status) else {
+            return Ok(());
         };
         let group = self.grader.group(test.file.as_deref(), &test.tags);
         self.summary.count(status);
@@ -153,7 +151,7 @@ impl JsonFile {
         #[derive(Serialize)]
         struct Tail<'a> {
             summary: Summary,
-            groups: serde_json::Map<String, serde_json::Value>,
+            groups: &'a Groups,
             errors: &'a [Problem],
             run: Run<'a>,
         }
@@ -172,11 +170,6 @@ impl JsonFile {
             message: "tcrunner stopped before the run ended".to_owned(),
         }];
         let errors = end.map_or(&unfinished[..], |end| &end.errors);
-        let groups = self
-            .groups
-            .iter()
-            .map(|(name, count)| (name.to_owned(), serde_json::json!(count)))
-            .collect();
         let framework = self
             .hello
             .as_ref()
@@ -191,7 +184,7 @@ impl JsonFile {
                 skipped: self.summary.skipped,
                 duration_ms,
             },
-            groups,
+            groups: &self.groups,
             errors,
             run: Run {
                 framework,

@@ -108,11 +108,9 @@ pub(crate) fn open_files(config: &OutputConfig) -> Result<Vec<FileOutput>, FileE
         files.push(FileOutput::Events(events));
     }
     if let Some(path) = &config.ctrf {
-        files.push(FileOutput::Ctrf(open_file(
-            "--ctrf",
-            path,
-            CtrfFile::create,
-        )?));
+        let grader = config.grading.grader.clone();
+        let ctrf = open_file("--ctrf", path, |file| CtrfFile::create(file, grader))?;
+        files.push(FileOutput::Ctrf(ctrf));
     }
     if let Some(path) = &config.junit_xml {
         files.push(FileOutput::Junit(open_file(

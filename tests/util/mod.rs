@@ -144,6 +144,11 @@ fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create project copy");
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
         let entry = entry.expect("read fixture folder");
+        // What a run of the fixture in place left behind is not the
+        // fixture: a copy starts without pytest's cache.
+        if entry.file_name() == ".pytest_cache" {
+            continue;
+        }
         let target = to.join(entry.file_name());
         if entry.file_type().expect("file type").is_dir() {
             copy_dir(&entry.path(), &target);
