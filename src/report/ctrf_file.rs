@@ -21,7 +21,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use super::file::AtomicFile;
-use super::grading::{self, Grader, Groups};
+use super::grading::{Grader, Groups};
 use super::output::{Opened, Output, TreeEvent};
 use super::record::{Collected, Records, Status, TestRecord};
 use crate::event::{LogLevel, Outcome, Stream, TestEvent, TestResult};
@@ -105,7 +105,7 @@ impl CtrfFile {
     }
 
     fn test(&mut self, record: &TestRecord) -> io::Result<()> {
-        if let Some(status) = grading::Status::of_record(record.status) {
+        if let Some(status) = record.status.graded() {
             let group = self.grader.group(record.file.as_deref(), &record.tags);
             self.groups.count(group, status);
         }

@@ -8,10 +8,7 @@
 //! user's `--group TAG=GROUP` rules in order, `functionality`; else core.
 use regex::Regex;
 
-use super::output::{Problem, RunEnd};
-use super::record;
 use crate::event::Outcome;
-use crate::exit;
 
 /// The default groups' names.
 pub(crate) const CORE: &str = "CORE";
@@ -64,35 +61,6 @@ impl PassPolicy {
             }
             PassPolicy::Any => groups.overall().passed > 0,
         })
-    }
-}
-
-impl RunEnd {
-    /// The end of a run whose framework verdict is `framework_code`, with
-    /// `errors` found, judged by `policy` on `groups` (present when the run
-    /// is graded): under `framework` the code stands; otherwise a run-level
-    /// error is an infrastructure failure, and the policy decides between
-    /// success and tests failed.
-    pub(crate) fn graded(
-        policy: PassPolicy,
-        framework_code: i32,
-        errors: Vec<Problem>,
-        groups: Option<&Groups>,
-    ) -> RunEnd {
-        let policy_met = groups.and_then(|groups| policy.met(groups));
-        let exit_code = match (policy, policy_met) {
-            (PassPolicy::Framework, _) => framework_code,
-            _ if !errors.is_empty() => exit::INFRASTRUCTURE,
-            (_, Some(true)) => exit::SUCCESS,
-            (_, _) => exit::TESTS_FAILED,
-        };
-        RunEnd {
-            exit_code,
-            errors,
-            policy,
-            policy_met,
-            groups: None,
-        }
     }
 }
 
@@ -229,16 +197,6 @@ impl Status {
             Outcome::Failed => Status::Failed,
             Outcome::Error => Status::Error,
             Outcome::Skipped | Outcome::Xfail | Outcome::Todo => Status::Skipped,
-        }
-    }
-
-    /// How a result file's test counts; one only declared (collect-only)
-    /// does not.
-    pub(crate) fn of_record(status: record::Status) -> Option<Status> {
-        match status {
-            record::Status::Finished(outcome) => Some(Status::of(outcome)),
-            record::Status::Stopped => Some(Status::Error),
-            record::Status::Collected => None,
         }
     }
 

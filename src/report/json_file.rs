@@ -16,7 +16,7 @@ use serde::Serialize;
 use tcrunner_protocol::Timestamp;
 
 use super::file::AtomicFile;
-use super::grading::{Grader, GroupCount, Groups, Status};
+use super::grading::{Grader, GroupCount, Groups};
 use super::output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
 use super::record::{self, Collected, Records, TestRecord};
 use crate::event::{Stream, TestEvent, TestResult};
@@ -86,7 +86,7 @@ impl JsonFile {
             group: &'a str,
             scenario: Option<&'a str>,
         }
-        let Some(status) = Status::of_record(test.status) else {
+        let Some(status) = test.status.graded() else {
             return Ok(());
         };
         let group = self.grader.group(test.file.as_deref(), &test.tags);

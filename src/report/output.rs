@@ -5,6 +5,7 @@ use std::io;
 
 use super::grading::{Groups, PassPolicy};
 use crate::event::{LogLevel, Node, Stream, TestEvent, TestResult};
+use crate::exit;
 
 /// A node that has been opened, as outputs see it: its place in the
 /// tree and its declaration, borrowed (a report file's test is reported
@@ -83,6 +84,35 @@ pub(crate) struct RunEnd {
     /// The tally by group, when the run is graded (a grading option was
     /// given): the `teamcity` dialect reports it as statistics.
     pub groups: Option<Groups>,
+}
+
+impl RunEnd {
+    /// The end of a run whose framework verdict is `framework_code`, with
+    /// `errors` found, judged by `policy` on `groups` (present when the run
+    /// is graded): under `framework` the code stands; otherwise a run-level
+    /// error is an infrastructure failure, and the policy decides between
+    /// success and tests failed.
+    pub(crate) fn graded(
+        policy: PassPolicy,
+        framework_code: i32,
+        errors: Vec<Problem>,
+        groups: Option<&Groups>,
+    ) -> RunEnd {
+        let policy_met = groups.and_then(|groups| policy.met(groups));
+        let exit_code = match (policy, policy_met) {
+            (PassPolicy::Framework, _) => framework_code,
+            _ if !errors.is_empty() => exit::INFRASTRUCTURE,
+            (_, Some(true)) => exit::SUCCESS,
+            (_, _) => exit::TESTS_FAILED,
+        };
+        RunEnd {
+            exit_code,
+            errors,
+            policy,
+            policy_met,
+            groups: None,
+        }
+    }
 }
 
 /// What the tree tells every output, in output order.

@@ -8,6 +8,7 @@
 use crate::event::{LogLevel, Outcome, Stream, TestResult};
 use crate::hash::FastMap;
 
+use super::grading;
 use super::output::{Opened, TreeEvent};
 
 /// How a test ended, as far as a result file tells it.
@@ -22,6 +23,16 @@ pub(crate) enum Status {
 }
 
 impl Status {
+    /// How the test counts in a tally by group; one only declared
+    /// (collect-only) does not.
+    pub(crate) fn graded(self) -> Option<grading::Status> {
+        match self {
+            Status::Finished(outcome) => Some(grading::Status::of(outcome)),
+            Status::Stopped => Some(grading::Status::Error),
+            Status::Collected => None,
+        }
+    }
+
     /// The framework-neutral word for the status: the outcome's own name
     /// (`passed`, `failed`, `error`, `skipped`, `xfail`, `xpass`, `todo`),
     /// `stopped` or `collected`.
