@@ -11,10 +11,10 @@ use serde_json::Value;
 use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
 use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
-use crate::cli::{ConvertConfig, InputFormat, ReportInput};
+use crate::cli::{ConvertConfig, Dialect, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
-use crate::report::{Pipeline, RunLine};
+use crate::report::{Pipeline, RunLine, SocketError, Transport};
 
 /// What stops the whole conversion (a bad input file does not).
 #[derive(Debug, thiserror::Error)]
@@ -22,12 +22,16 @@ pub(crate) enum ConvertError {
     /// Writing the stream failed.
     #[error("writing the output failed")]
     Output(#[source] io::Error),
+    /// The IDE's socket cannot be used.
+    #[error(transparent)]
+    Socket(#[from] SocketError),
 }
 
 impl ConvertError {
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
             ConvertError::Output(_) => exit::IO_ERROR,
+            ConvertError::Socket(_) => exit::SOCKET_UNREACHABLE,
         }
     }
 }
@@ -83,6 +87,7 @@ pub(crate) fn run_with(
         output.collect_only = run.collect_only;
         output.block_service_messages = run.block_service_messages;
     }
+    let out = Transport::from_env(out, output.dialect != Dialect::None)?;
     let mut pipeline = Pipeline::new(&output, out, Vec::new()).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
     let mut sink = Verdicts {

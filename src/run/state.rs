@@ -10,7 +10,7 @@ use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
-use crate::report::{Pipeline, Summary};
+use crate::report::{Pipeline, Socket, Summary};
 
 use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
@@ -66,10 +66,13 @@ pub(super) struct State {
     /// The framework stopped the run on purpose outside any test
     /// ([`Framework::stopped_on_purpose`]): its exit code stands.
     stopped_on_purpose: bool,
+    /// The IDE's socket the messages go to, if they do: watched, as stdout
+    /// is, for its reader going away.
+    socket: Option<Socket>,
 }
 
 impl State {
-    pub(super) fn new(framework: &'static dyn Framework) -> State {
+    pub(super) fn new(framework: &'static dyn Framework, socket: Option<Socket>) -> State {
         State {
             framework,
             name: framework.name(),
@@ -87,6 +90,7 @@ impl State {
             setup_failure: None,
             unavailable: false,
             stopped_on_purpose: false,
+            socket,
         }
     }
 
@@ -156,7 +160,7 @@ impl State {
                 // A write to a vanished consumer fails by itself; this is for
                 // quiet tests, so once per tick is enough.
                 if now >= gone_checked + TICK {
-                    if stdout_gone() {
+                    if stdout_gone() || self.socket.as_ref().is_some_and(Socket::gone) {
                         return Ok(Ending::OutputGone);
                     }
                     gone_checked = now;
