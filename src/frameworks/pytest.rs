@@ -323,6 +323,11 @@ impl Framework for Pytest {
         if !show_summary && !chooses_verbosity && !no_terminal {
             shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
         }
+        // As PyCharm's runner: the IDE asks for tests' output as it is
+        // printed. A `--capture` of the raw arguments comes later and wins.
+        if std::env::var_os("JB_DISABLE_BUFFERING").is_some() && !short.contains(&'s') {
+            shown.push("-s".into());
+        }
         shown.extend(raw.iter().filter(|a| *a != "--jb-show-summary").cloned());
         for path in &request.paths {
             shown.push(path.to_string_lossy().into_owned());
