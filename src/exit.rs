@@ -18,7 +18,8 @@ pub(crate) const NO_INPUT: i32 = 66;
 /// The IDE's socket (`JB_TEAMCITY_SOCKET_PATH`, `JB_TEAMCITY_SOCKET_PORT`)
 /// cannot be connected to; nothing ran.
 pub(crate) const SOCKET_UNREACHABLE: i32 = 68;
-/// The framework (or its interpreter / node) is missing or too old.
+/// The framework (or its interpreter / node) is missing or too old; for
+/// `doctor`, anything it checks is missing.
 pub(crate) const FRAMEWORK_UNAVAILABLE: i32 = 69;
 /// A bug in tcrunner.
 pub(crate) const INTERNAL: i32 = 70;
@@ -121,8 +122,9 @@ pub(crate) const TABLE: &[Row] = &[
     },
     Row {
         codes: Codes::One(FRAMEWORK_UNAVAILABLE),
-        brief: "framework, interpreter or node missing or too old",
-        meaning: "the framework, its interpreter or node is missing or too old",
+        brief: "framework, interpreter or node missing or too old (doctor: something is missing)",
+        meaning: "the framework, its interpreter or node is missing or too old (`doctor`: \
+                  something it checks is missing)",
     },
     Row {
         codes: Codes::One(INTERNAL),

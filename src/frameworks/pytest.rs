@@ -80,13 +80,19 @@ pub(crate) fn has_test_files(project: &Path, paths: &[PathBuf]) -> bool {
 /// The interpreter: `--python`, else `$VIRTUAL_ENV`, else `.venv`/`venv` in
 /// the project, else `python3` on PATH.
 fn interpreter(request: &Request) -> PathBuf {
-    if let Some(python) = &request.python {
-        return python.clone();
+    python_for(&request.project, request.python.as_deref())
+}
+
+/// The interpreter a run of `project` uses: `python` when given, else the
+/// active or the project's virtual environment's, else `python3`.
+pub(crate) fn python_for(project: &Path, python: Option<&Path>) -> PathBuf {
+    if let Some(python) = python {
+        return python.to_path_buf();
     }
     let venvs = std::env::var_os("VIRTUAL_ENV")
         .map(PathBuf::from)
         .into_iter()
-        .chain([request.project.join(".venv"), request.project.join("venv")]);
+        .chain([project.join(".venv"), project.join("venv")]);
     for venv in venvs {
         let python = venv.join("bin").join("python");
         if python.is_file() {
