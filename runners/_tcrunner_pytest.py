@@ -111,6 +111,34 @@ _MARKERS = (
 def _register_markers(config):
     for line in _MARKERS:
         config.addinivalue_line("markers", line)
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Registers what projects set up for PyCharm carry for JetBrains' own
+    pytest plugin (teamcity-messages): ``--jb-swapdiff`` and the ini keys
+    ``swapdiff`` and ``skippassedoutput``, so that such a project runs as it
+    does in the IDE, also under ``--strict-config``. This hook comes after
+    the installed plugins registered their options and before pytest reads
+    the command line: where teamcity-messages is installed, its own
+    registrations stand (same names, same meaning)."""
+    if not _enabled():
+        return
+    try:
+        parser.addoption(
+            "--jb-swapdiff",
+            action="store_true",
+            dest="swapdiff",
+            default=False,
+            help="swap expected and actual of an assert's comparison (tcrunner, as PyCharm)",
+        )
+    except ValueError:
+        pass  # registered by teamcity-messages
+    known = getattr(parser, "_inidict", {})
+    for name, text in (
+        ("skippassedoutput", "drop the captured output of passed tests (tcrunner, as PyCharm)"),
+        ("swapdiff", "swap expected and actual of an assert's comparison (tcrunner, as PyCharm)"),
+    ):
+        if name not in known:
+            parser.addini(name, text, type="bool")
 
 
 def _stop_early_if_asked(config):

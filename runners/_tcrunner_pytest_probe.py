@@ -34,6 +34,18 @@ _FRAMES_TO_ASSERT = 12
 # test) is not pinned on a later failure that compared nothing.
 _last_comparison = [None]
 
+# Whether expected and actual of an ``assert`` are swapped (``--jb-swapdiff``
+# or the ini key ``swapdiff`` of JetBrains' own plugin), set at configure.
+_swap_diff = [False]
+
+
+def _ini_flag(config, name):
+    """A boolean ini key, False where it is not registered."""
+    try:
+        return bool(config.getini(name))
+    except (ValueError, KeyError):
+        return False
+
 
 def _format_value(value):
     # PyCharm sets _JB_PPRINT_PRIMITIVES, so teamcity-messages pformats every
@@ -137,6 +149,7 @@ class _Probe(_Plugin):
     """
 
     def pytest_configure(self, config):
+        _swap_diff[0] = bool(getattr(config.option, "swapdiff", False) or _ini_flag(config, "swapdiff"))
         for name in _UNITTEST_EQUALITY:
             current = getattr(unittest.TestCase, name, None)
             if current is not None and not hasattr(current, "tcrunner_original"):
@@ -150,10 +163,15 @@ class _Probe(_Plugin):
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_assertrepr_compare(self, config, op, left, right):
-        # Any operator, as teamcity-messages: `assert a < b` gives expected=b.
+        # Any operator, as teamcity-messages: `assert a < b` gives expected=b,
+        # unless the project swaps them (as teamcity-messages does, for
+        # `assert` only: unittest's order is its own).
         where = _failing_assert()
         if where is not None:
-            _remember(right, left, where)
+            if _swap_diff[0]:
+                _remember(left, right, where)
+            else:
+                _remember(right, left, where)
         return None
 
     def classify(self, report, exc):

@@ -51,7 +51,7 @@ from _tcrunner_pytest_nodes import (
     _xdist_reprs_twice,
     _xfail_reason,
 )
-from _tcrunner_pytest_probe import _exception_line
+from _tcrunner_pytest_probe import _exception_line, _ini_flag
 
 _COLLECTION = "<collection>"
 _INTERNAL_ERROR = "<internal error>"
@@ -95,6 +95,7 @@ class _Run:
         "rerun",
         "attempts",
         "failed_call",
+        "held",
     )
 
     def __init__(self):
@@ -104,6 +105,7 @@ class _Run:
         self.rerun = False  # this attempt failed and pytest-rerunfailures runs it again
         self.attempts = 0  # attempts failed so far that pytest-rerunfailures ran again
         self.failed_call = None  # the report of a failed call, until the test finishes
+        self.held = None  # output waiting for the verdict (ini `skippassedoutput`)
 
     def verdict_unknown(self):
         self.outcome = "passed"
@@ -152,6 +154,9 @@ class _Reporter(_Plugin):
         self.reprs_twice = None  # see _xdist_reprs_twice
         self.collection_problems = set()  # (node id, outcome, message) already reported
         self.internal_errors = 0
+        # The ini key of JetBrains' own plugin: passed tests' captured
+        # output is dropped, as under PyCharm's runner.
+        self.skip_passed = _ini_flag(config, "skippassedoutput")
         if teamcity_was_on:
             self.log("info", "teamcity-messages' pytest plugin was turned off: tcrunner reports the tests")
 
@@ -669,6 +674,11 @@ class _Reporter(_Plugin):
         run.details = details
 
     def _finish(self, node_id, run):
+        if run.held is not None:
+            held, run.held = run.held, None
+            if run.outcome not in ("passed", "xpass"):
+                for event in held:
+                    self.send(event)
         del self.running[node_id]
         self.finished.add(node_id)
         if self.coalesce is None:
@@ -714,9 +724,10 @@ class _Reporter(_Plugin):
         event["hint"] = self._hint(parent_id, path, path.endswith(".py"), event.get("line"))
         self.send(event)
         self.send({"ev": "started", "id": test_id})
+        sub = _Run()
+        self.running[test_id] = sub
         if report.sections and self.output:
             self._output(test_id, report, "call")
-        sub = _Run()
         if report.passed:
             pass
         elif report.skipped:
@@ -735,7 +746,6 @@ class _Reporter(_Plugin):
             self._failure(sub, report)
             run.failed_subtests += 1
         sub.duration = report.duration
-        self.running[test_id] = sub
         self._finish(test_id, sub)
 
     def _output(self, node_id, report, when, start=0):
@@ -761,9 +771,16 @@ class _Reporter(_Plugin):
     def _send_output(self, node_id, stream, text):
         # In pieces, so one huge print never becomes one huge event line
         # that tcrunner has to hold whole.
+        run = self.running.get(node_id) if self.skip_passed else None
         for start in range(0, len(text), _OUTPUT_PIECE):
             piece = text[start : start + _OUTPUT_PIECE]
-            self.send({"ev": "output", "id": node_id, "stream": stream, "text": piece})
+            event = {"ev": "output", "id": node_id, "stream": stream, "text": piece}
+            if run is None:
+                self.send(event)
+            else:
+                if run.held is None:
+                    run.held = []
+                run.held.append(event)
 
     def pytest_keyboard_interrupt(self, excinfo):
         # pytest.exit() in a test or its fixtures: pytest stops the session on

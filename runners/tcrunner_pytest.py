@@ -17,6 +17,7 @@ import sys
 _dont_write_bytecode = sys.dont_write_bytecode
 sys.dont_write_bytecode = False
 try:
-    from _tcrunner_pytest import pytest_configure  # noqa: F401 (the hook pytest finds here)
+    # The hooks pytest finds here.
+    from _tcrunner_pytest import pytest_configure, pytest_load_initial_conftests  # noqa: F401
 finally:
     sys.dont_write_bytecode = _dont_write_bytecode

@@ -41,6 +41,43 @@ pub(crate) enum RawCommand {
     /// Print a Promptfoo Python provider that runs tests with tcrunner
     /// (`tcrunner promptfoo-provider > provider.py`).
     PromptfooProvider,
+    /// Set an IDE up to run tcrunner as its test runner.
+    #[command(subcommand)]
+    Ide(RawIde),
+    /// Say which framework, interpreter or node and versions a project uses,
+    /// which plugins tcrunner switches off, and what is missing, with the
+    /// command that fixes it (exit 0 when nothing is).
+    Doctor(RawDoctor),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RawIde {
+    /// Write PyCharm's runner scripts (`_jb_pytest_runner.py`,
+    /// `_jb_unittest_runner.py`) into DIR, each starting tcrunner with the
+    /// IDE's arguments and environment; a script of the IDE's own already
+    /// there is kept beside it as `<name>.orig`.
+    Install {
+        /// Where to write them: the IDE's helpers folder
+        /// (`…/helpers/pycharm`) [default: the current directory].
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RawDoctor {
+    /// The project to look at [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The framework [default: detected from the project].
+    #[arg(long, value_enum)]
+    pub framework: Option<FrameworkName>,
+    /// The Python interpreter for pytest [default: as a run chooses it].
+    #[arg(long, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+    /// The node binary for jest/vitest [default: node on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub node: Option<PathBuf>,
 }
 
 /// Options shared by everything that writes a stream.
@@ -282,6 +319,9 @@ pub(crate) enum Config {
     Completions(clap_complete::Shell),
     Man,
     PromptfooProvider,
+    /// `ide install`: the folder to write the runner scripts into.
+    IdeInstall(PathBuf),
+    Doctor(RawDoctor),
 }
 
 /// `--version`'s long form: the embedded reporters ship inside the binary,
@@ -365,6 +405,10 @@ impl Config {
             }),
             Some(RawCommand::Completions { shell }) => Config::Completions(shell),
             Some(RawCommand::Man) => Config::Man,
+            Some(RawCommand::Ide(RawIde::Install { dir })) => {
+                Config::IdeInstall(dir.unwrap_or_else(|| PathBuf::from(".")))
+            }
+            Some(RawCommand::Doctor(doctor)) => Config::Doctor(doctor),
             None => {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
                 output.block_service_messages = args.run.block_service_messages;

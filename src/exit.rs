@@ -15,7 +15,11 @@ pub(crate) const USAGE: i32 = 64;
 pub(crate) const DATA_ERROR: i32 = 65;
 /// An input file or directory does not exist or cannot be read.
 pub(crate) const NO_INPUT: i32 = 66;
-/// The framework (or its interpreter / node) is missing or too old.
+/// The IDE's socket (`JB_TEAMCITY_SOCKET_PATH`, `JB_TEAMCITY_SOCKET_PORT`)
+/// cannot be connected to; nothing ran.
+pub(crate) const SOCKET_UNREACHABLE: i32 = 68;
+/// The framework (or its interpreter / node) is missing or too old; for
+/// `doctor`, anything it checks is missing.
 pub(crate) const FRAMEWORK_UNAVAILABLE: i32 = 69;
 /// A bug in tcrunner.
 pub(crate) const INTERNAL: i32 = 70;
@@ -114,9 +118,17 @@ pub(crate) const TABLE: &[Row] = &[
         meaning: "an input file, `--path` or `--project` does not exist",
     },
     Row {
+        codes: Codes::One(SOCKET_UNREACHABLE),
+        brief: "the IDE's socket (JB_TEAMCITY_SOCKET_*) cannot be connected to",
+        meaning: "the IDE's socket (`JB_TEAMCITY_SOCKET_PATH`, or `JB_TEAMCITY_SOCKET_PORT` \
+                  on `JB_TEAMCITY_SOCKET_HOST`) cannot be connected to, or the port is not a \
+                  number; nothing ran",
+    },
+    Row {
         codes: Codes::One(FRAMEWORK_UNAVAILABLE),
-        brief: "framework, interpreter or node missing or too old",
-        meaning: "the framework, its interpreter or node is missing or too old",
+        brief: "framework, interpreter or node missing or too old (doctor: something is missing)",
+        meaning: "the framework, its interpreter or node is missing or too old (`doctor`: \
+                  something it checks is missing)",
     },
     Row {
         codes: Codes::One(INTERNAL),
@@ -150,9 +162,9 @@ pub(crate) const TABLE: &[Row] = &[
     },
     Row {
         codes: Codes::Signal,
-        brief: "stopped by signal n (141: the reader of stdout went away)",
+        brief: "stopped by signal n (141: the reader of stdout or the IDE's socket went away)",
         meaning: "tcrunner was stopped by signal n (130 for Ctrl-C, 143 for SIGTERM); 141 \
-                  when the reader of stdout went away",
+                  when the reader of stdout, or of the IDE's socket, went away",
     },
 ];
 

@@ -20,7 +20,7 @@ use crate::cli::{CheckConfig, ConvertConfig, Dialect, InputFormat, OutputConfig,
 use crate::event::TestEvent;
 use crate::exit;
 use crate::frameworks::{Framework, FrameworkName, Jest, Pytest, Request, Vitest};
-use crate::report::Pipeline;
+use crate::report::{Pipeline, Transport};
 
 /// The push parser: the same events whatever the chunking, positions that
 /// point at what they describe, and every message written back parses to itself.
@@ -195,8 +195,8 @@ pub fn events(data: &[u8]) {
         .collect();
     for (name, config) in event_configs() {
         let mut stream = Vec::new();
-        let mut pipeline =
-            Pipeline::new(&config, &mut stream, Vec::new()).expect("writing to memory");
+        let mut pipeline = Pipeline::new(&config, Transport::Stdout(&mut stream), Vec::new())
+            .expect("writing to memory");
         for item in &input {
             match item {
                 Input::Event(event) => pipeline.event(event.clone()),

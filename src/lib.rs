@@ -7,6 +7,7 @@
 mod check;
 mod cli;
 mod convert;
+mod doctor;
 mod event;
 mod exit;
 mod frameworks;
@@ -14,6 +15,7 @@ mod frameworks;
 #[doc(hidden)]
 pub mod fuzzing;
 mod hash;
+mod ide;
 mod process;
 mod report;
 mod run;
@@ -60,6 +62,12 @@ fn dispatch(config: cli::Config) -> i32 {
             let mut stdout = stdout;
             clap_complete::generate(shell, &mut cli::command(), "tcrunner", &mut stdout);
             finish_output(stdout)
+        }
+        cli::Config::IdeInstall(dir) => {
+            ide::install(&dir, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::Doctor(doctor) => {
+            doctor::run(&doctor, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
         }
         cli::Config::Man => {
             let mut stdout = stdout;

@@ -415,6 +415,14 @@ impl<W: Write> Writer<W> {
         self.at_line_start
     }
 
+    /// The underlying writer, for writing to it beside the messages (plain
+    /// text kept apart from them, say). Messages collected since the last
+    /// hand-over are not in it yet, and what is written through it does
+    /// not move the column [`Writer::at_line_start`] tells.
+    pub fn get_mut(&mut self) -> &mut W {
+        self.inner()
+    }
+
     /// Hands the collected messages over and flushes the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.hand_over()?;

@@ -11,10 +11,12 @@ use serde_json::Value;
 use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
 use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
-use crate::cli::{ConvertConfig, InputFormat, ReportInput};
+use crate::cli::{ConvertConfig, Dialect, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
-use crate::report::{self, Pipeline, Problem, ProblemKind, RunEnd, RunLine, RunStart};
+use crate::report::{
+    self, Pipeline, Problem, ProblemKind, RunEnd, RunLine, RunStart, SocketError, Transport,
+};
 
 /// What stops the whole conversion (a bad input file does not).
 #[derive(Debug, thiserror::Error)]
@@ -25,12 +27,16 @@ pub(crate) enum ConvertError {
     /// An output file cannot be written (found before anything is read).
     #[error(transparent)]
     OutputFile(report::FileError),
+    /// The IDE's socket cannot be used.
+    #[error(transparent)]
+    Socket(#[from] SocketError),
 }
 
 impl ConvertError {
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
             ConvertError::Output(_) | ConvertError::OutputFile(_) => exit::IO_ERROR,
+            ConvertError::Socket(_) => exit::SOCKET_UNREACHABLE,
         }
     }
 }
@@ -87,6 +93,7 @@ pub(crate) fn run_with(
         output.block_service_messages = run.block_service_messages;
     }
     let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
+    let out = Transport::from_env(out, output.dialect != Dialect::None)?;
     let mut pipeline = Pipeline::new(&output, out, files).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
     pipeline

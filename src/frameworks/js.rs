@@ -88,14 +88,15 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
 }
 
 /// An installed package found by walking up from the project.
-struct Package {
-    dir: PathBuf,
-    version: String,
+pub(crate) struct Package {
+    pub(crate) dir: PathBuf,
+    pub(crate) version: String,
     /// The lowest node major.minor its `engines.node` asks for.
-    node_floor: Option<(u32, u32)>,
+    pub(crate) node_floor: Option<(u32, u32)>,
 }
 
-fn find_package(project: &Path, name: &str) -> Option<Package> {
+/// The package `name` in the project's `node_modules` or a parent folder's.
+pub(crate) fn find_package(project: &Path, name: &str) -> Option<Package> {
     let start = project
         .canonicalize()
         .unwrap_or_else(|_| project.to_path_buf());
@@ -131,7 +132,7 @@ fn engine_floor(range: &str) -> Option<(u32, u32)> {
 }
 
 /// The node version (`v22.12.0` → (22, 12)).
-fn node_version(node: &Path) -> Option<(u32, u32)> {
+pub(crate) fn node_version(node: &Path) -> Option<(u32, u32)> {
     let out = std::process::Command::new(node)
         .arg("--version")
         .output()

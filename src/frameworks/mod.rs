@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use crate::process::Spec;
 use crate::runners::Runner;
 
-pub(crate) use js::{Jest, Vitest};
-pub(crate) use pytest::Pytest;
+pub(crate) use js::{find_package, node_version, Jest, Vitest};
+pub(crate) use pytest::{python_for, Pytest};
 
 /// The per-test limit (`--timeout`) for our reporters, in seconds as the
 /// user typed them (`1`, `0.5`). pytest's plugin enforces it with an alarm

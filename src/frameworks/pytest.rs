@@ -80,13 +80,19 @@ pub(crate) fn has_test_files(project: &Path, paths: &[PathBuf]) -> bool {
 /// The interpreter: `--python`, else `$VIRTUAL_ENV`, else `.venv`/`venv` in
 /// the project, else `python3` on PATH.
 fn interpreter(request: &Request) -> PathBuf {
-    if let Some(python) = &request.python {
-        return python.clone();
+    python_for(&request.project, request.python.as_deref())
+}
+
+/// The interpreter a run of `project` uses: `python` when given, else the
+/// active or the project's virtual environment's, else `python3`.
+pub(crate) fn python_for(project: &Path, python: Option<&Path>) -> PathBuf {
+    if let Some(python) = python {
+        return python.to_path_buf();
     }
     let venvs = std::env::var_os("VIRTUAL_ENV")
         .map(PathBuf::from)
         .into_iter()
-        .chain([request.project.join(".venv"), request.project.join("venv")]);
+        .chain([project.join(".venv"), project.join("venv")]);
     for venv in venvs {
         let python = venv.join("bin").join("python");
         if python.is_file() {
@@ -322,6 +328,11 @@ impl Framework for Pytest {
             || raw.iter().any(|a| a == "-pno:terminal");
         if !show_summary && !chooses_verbosity && !no_terminal {
             shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
+        }
+        // As PyCharm's runner: the IDE asks for tests' output as it is
+        // printed. A `--capture` of the raw arguments comes later and wins.
+        if std::env::var_os("JB_DISABLE_BUFFERING").is_some() && !short.contains(&'s') {
+            shown.push("-s".into());
         }
         shown.extend(raw.iter().filter(|a| *a != "--jb-show-summary").cloned());
         for path in &request.paths {

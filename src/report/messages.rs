@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use tcrunner_protocol::{Message, Timestamp, Value, Writer, WriterOptions};
 
 use super::passthrough::{Piece, TextFilter};
+use super::transport::Transport;
 use crate::cli::{Dialect, OutputConfig};
 use crate::event::{LogLevel, Outcome, TestResult};
 
@@ -68,9 +69,10 @@ pub(super) fn failure_message(result: &TestResult) -> &str {
 }
 
 /// Writes service messages and filtered plain text to the stream: what
-/// both dialects write through.
+/// both dialects write through. The text goes with the messages, or apart
+/// from them when they go to the IDE's socket ([`Transport`]).
 pub(crate) struct MessageWriter<W: Write> {
-    pub(super) writer: Writer<W>,
+    pub(super) writer: Writer<Transport<W>>,
     pub(super) timestamps: bool,
     /// The intellij dialect: its consumer prints a `message`'s text as it is.
     pub(super) intellij: bool,
@@ -79,7 +81,7 @@ pub(crate) struct MessageWriter<W: Write> {
 
 impl<W: Write> MessageWriter<W> {
     /// A writer of `out` for the stream `config` describes.
-    pub(super) fn new(out: W, config: &OutputConfig) -> Self {
+    pub(super) fn new(out: Transport<W>, config: &OutputConfig) -> Self {
         let intellij = config.dialect == Dialect::Intellij;
         MessageWriter {
             writer: Writer::with_options(out, WriterOptions { flush_each: false }),
@@ -193,14 +195,18 @@ impl<W: Write> MessageWriter<W> {
 /// Writes a piece of filtered text; a blocked line goes out as a `message`
 /// with `status='NORMAL'` (IntelliJ reads `status` without checking that it
 /// is there), ending in a line break where the IDE prints the text as it is.
+/// That message goes where the messages go; the text, where the text goes.
 fn write_piece<W: Write>(
-    writer: &mut Writer<W>,
+    writer: &mut Writer<Transport<W>>,
     timestamps: bool,
     line_break: bool,
     piece: Piece<'_>,
 ) -> io::Result<()> {
     match piece {
-        Piece::Text(bytes) => writer.text(bytes),
+        Piece::Text(bytes) => match writer.get_mut().text_apart() {
+            None => writer.text(bytes),
+            Some(text) => text.write_all(bytes),
+        },
         Piece::Blocked(mut line) => {
             if line_break {
                 line.push('\n');

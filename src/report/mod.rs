@@ -1,6 +1,8 @@
 //! Outputs: what a run's events become. [`Pipeline`] takes every source's
 //! events through the tree to each output (the service-message stream,
-//! and files beside it); [`output`] is the contract between them.
+//! and files beside it); [`output`] is the contract between them;
+//! [`transport`] sends the stream's messages to stdout or to the IDE's
+//! socket.
 mod ctrf_file;
 mod events_file;
 mod file;
@@ -17,6 +19,7 @@ mod record;
 mod stream;
 mod summary;
 mod teamcity;
+mod transport;
 
 pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
@@ -26,3 +29,4 @@ pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, 
 pub(crate) use outputs::FileOutput;
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;
+pub(crate) use transport::{Socket, SocketError, Transport};

@@ -13,6 +13,7 @@ use super::output::{Opened, Output, RunEnd, RunStart, TreeEvent};
 use super::outputs::{FileOutput, Outputs, Primary};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use super::summary::Summary;
+use super::transport::Transport;
 use crate::cli::OutputConfig;
 use crate::event::{Node, Stream, TestEvent, TestResult};
 use crate::tree::Tree;
@@ -150,7 +151,11 @@ pub(crate) struct Pipeline<W: Write> {
 
 impl<W: Write> Pipeline<W> {
     /// Starts the outputs: the stream's opening messages are written.
-    pub(crate) fn new(config: &OutputConfig, out: W, files: Vec<FileOutput>) -> io::Result<Self> {
+    pub(crate) fn new(
+        config: &OutputConfig,
+        out: Transport<W>,
+        files: Vec<FileOutput>,
+    ) -> io::Result<Self> {
         let primary = match ServiceMessages::start(config, out)? {
             Some(stream) => {
                 Primary::Messages(SkipPassedOutput::new(stream, config.skip_passed_output))

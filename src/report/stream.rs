@@ -6,6 +6,7 @@ use super::intellij::Intellij;
 use super::messages::MessageWriter;
 use super::output::{test_as_events, Opened, Output, TreeEvent};
 use super::teamcity::Teamcity;
+use super::transport::Transport;
 use crate::cli::{Dialect, OutputConfig};
 use crate::event::{Stream, TestEvent, TestResult, Verdict};
 use crate::hash::FastMap;
@@ -19,7 +20,7 @@ pub(crate) enum ServiceMessages<W: Write> {
 impl<W: Write> ServiceMessages<W> {
     /// Starts the stream: writes and hands on the run's opening messages;
     /// `None` for a run with no stream.
-    pub(crate) fn start(config: &OutputConfig, out: W) -> io::Result<Option<Self>> {
+    pub(crate) fn start(config: &OutputConfig, out: Transport<W>) -> io::Result<Option<Self>> {
         let writer = |out| MessageWriter::new(out, config);
         let mut stream = match config.dialect {
             Dialect::Intellij => ServiceMessages::Intellij(Intellij::start(

@@ -4,12 +4,14 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::cli::{OutputConfig, RunConfig};
+use crate::cli::{Dialect, OutputConfig, RunConfig};
 use crate::exit;
 use crate::frameworks::{self, Request, SetupError};
 use crate::process::Child;
 
-use crate::report::{self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart};
+use crate::report::{
+    self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart, Transport,
+};
 
 mod diagnose;
 mod state;
@@ -59,6 +61,8 @@ pub(crate) enum RunError {
     Output(#[source] io::Error),
     #[error(transparent)]
     OutputFile(report::FileError),
+    #[error(transparent)]
+    Socket(#[from] report::SocketError),
 }
 
 impl RunError {
@@ -72,6 +76,7 @@ impl RunError {
             RunError::Setup(SetupError::Runner { .. })
             | RunError::Output(_)
             | RunError::OutputFile(_) => exit::IO_ERROR,
+            RunError::Socket(_) => exit::SOCKET_UNREACHABLE,
         }
     }
 }
@@ -86,7 +91,7 @@ enum Ending {
     /// A second signal came, or the framework outlived the grace period after
     /// the first: the group is killed.
     Killed,
-    /// Our stdout closed.
+    /// Our stdout, or the IDE's socket, closed.
     OutputGone,
 }
 
@@ -202,6 +207,10 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             return Err(error);
         }
     };
+    // Connected before the framework starts: an IDE that asked for its
+    // socket reads nothing from stdout, so no socket, no run.
+    let out = Transport::from_env(out, output.dialect != Dialect::None)?;
+    let socket = out.socket().map_err(RunError::Output)?;
     let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
@@ -274,7 +283,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         session_secs: raw.session_timeout.unwrap_or(0.0),
         grace: Duration::from_secs_f64(raw.grace_period),
     };
-    let mut state = State::new(framework);
+    let mut state = State::new(framework, socket);
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
         Ok(ending) => ending,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,
@@ -328,7 +337,7 @@ fn record_unstarted(
         dialect: crate::cli::Dialect::None,
         ..output.clone()
     };
-    let mut pipeline = Pipeline::new(&quiet, io::sink(), files)?;
+    let mut pipeline = Pipeline::new(&quiet, Transport::Stdout(io::sink()), files)?;
     pipeline.start_run(start)?;
     pipeline
         .finish(|_, groups| {
@@ -380,7 +389,8 @@ fn absolute_program(program: &std::path::Path) -> PathBuf {
     }
 }
 
-/// The consumer closed our stdout (an IDE stopping the run): no noise.
+/// The consumer closed our stdout or its socket (an IDE stopping the run):
+/// no noise.
 fn quiet_exit() -> i32 {
     exit::SIGNAL_BASE + libc::SIGPIPE
 }

@@ -10,7 +10,7 @@ use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
-use crate::report::{Pipeline, Problem, ProblemKind, Summary};
+use crate::report::{Pipeline, Problem, ProblemKind, Socket, Summary};
 
 use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
@@ -68,10 +68,13 @@ pub(super) struct State {
     stopped_on_purpose: bool,
     /// What went wrong with the run as a whole, as found.
     problems: Vec<Problem>,
+    /// The IDE's socket the messages go to, if they do: watched, as stdout
+    /// is, for its reader going away.
+    socket: Option<Socket>,
 }
 
 impl State {
-    pub(super) fn new(framework: &'static dyn Framework) -> State {
+    pub(super) fn new(framework: &'static dyn Framework, socket: Option<Socket>) -> State {
         State {
             framework,
             name: framework.name(),
@@ -90,6 +93,7 @@ impl State {
             unavailable: false,
             stopped_on_purpose: false,
             problems: Vec::new(),
+            socket,
         }
     }
 
@@ -159,7 +163,7 @@ impl State {
                 // A write to a vanished consumer fails by itself; this is for
                 // quiet tests, so once per tick is enough.
                 if now >= gone_checked + TICK {
-                    if stdout_gone() {
+                    if stdout_gone() || self.socket.as_ref().is_some_and(Socket::gone) {
                         return Ok(Ending::OutputGone);
                     }
                     gone_checked = now;

@@ -1,0 +1,271 @@
+//! `tcrunner ide install` (the runner scripts PyCharm starts, run for real
+//! with arguments that quoting or encoding could change) and `tcrunner
+//! doctor` on healthy and broken projects of each framework.
+mod util;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use util::{assert_clean, node22, node_modules, output, python, repo, tcrunner, unique, Project};
+
+/// A fresh folder under target/tmp, as an IDE's helpers folder.
+fn helpers() -> PathBuf {
+    let dir = repo().join("target/tmp").join(unique("helpers"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn install(dir: &Path) -> String {
+    let out = output(&mut tcrunner(&["ide", "install", dir.to_str().unwrap()]));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs a written script as PyCharm would: `python <script> <args>`.
+fn start(script: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(python(9))
+        .arg(script)
+        .args(args)
+        .env_remove("TEAMCITY_VERSION")
+        .env_remove("VIRTUAL_ENV")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn install_writes_pycharms_runner_scripts_and_keeps_the_ides_own() {
+    let dir = helpers();
+    std::fs::write(dir.join("_jb_pytest_runner.py"), "# the IDE's own\n").unwrap();
+    let said = install(&dir);
+    assert!(said.contains("_jb_pytest_runner.py.orig"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("_jb_pytest_runner.py.orig")).unwrap(),
+        "# the IDE's own\n"
+    );
+    for name in ["_jb_pytest_runner.py", "_jb_unittest_runner.py"] {
+        let script = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(script.contains("os.execv"), "{name}: {script}");
+    }
+    // Again: ours are rewritten, the backup stays the IDE's.
+    let said = install(&dir);
+    assert!(!said.contains(".orig"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("_jb_pytest_runner.py.orig")).unwrap(),
+        "# the IDE's own\n"
+    );
+    // A second script of the IDE's own would lose the first backup: refused.
+    std::fs::write(dir.join("_jb_pytest_runner.py"), "# the IDE's, updated\n").unwrap();
+    let out = output(&mut tcrunner(&["ide", "install", dir.to_str().unwrap()]));
+    assert_eq!(out.status.code(), Some(74));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("move one of them away first"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("_jb_pytest_runner.py")).unwrap(),
+        "# the IDE's, updated\n"
+    );
+}
+
+#[test]
+fn the_script_passes_every_argument_through_unchanged() {
+    let dir = helpers();
+    install(&dir);
+    let project = Project::copy("pycharm");
+    let target = "test_ide.py::test_grüße";
+    let hostile = "naïve 'single' \"double\" $HOME `x` \\ *";
+    let out = start(
+        &dir.join("_jb_pytest_runner.py"),
+        &[
+            "--print-command",
+            "--project",
+            project.path().to_str().unwrap(),
+            "--target",
+            target,
+            "--",
+            "-k",
+            hostile,
+            "",
+        ],
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let words = shlex::split(text.lines().nth(1).unwrap()).unwrap();
+    // pytest runs under the interpreter PyCharm started the script with.
+    let program = words.iter().position(|w| w == "-m").unwrap() - 1;
+    assert_eq!(words[program], python(9).to_str().unwrap());
+    // The raw arguments, in order, byte for byte, then the target.
+    let k = words.iter().position(|w| w == "-k").unwrap();
+    assert_eq!(words[k + 1], hostile);
+    assert_eq!(words[k + 2], "");
+    assert_eq!(words.last().unwrap(), target);
+}
+
+#[test]
+fn the_script_runs_the_tests_pycharm_asks_for() {
+    let dir = helpers();
+    install(&dir);
+    let project = Project::copy("pycharm");
+    for script in ["_jb_pytest_runner.py", "_jb_unittest_runner.py"] {
+        let out = start(
+            &dir.join(script),
+            &[
+                "--project",
+                project.path().to_str().unwrap(),
+                "--target",
+                "test_ide.py::test_grüße",
+            ],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{script}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_clean(&out.stdout);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("name='test_grüße'"), "{script}: {text}");
+        assert!(text.contains("out='grüße|n'"), "{script}: {text}");
+        assert_eq!(text.matches("##teamcity[testStarted").count(), 1, "{text}");
+    }
+}
+
+// --- doctor ------------------------------------------------------------------------------
+
+/// `tcrunner doctor` with `args`: exit code and what it said.
+fn doctor(args: &[&str]) -> (i32, String) {
+    let mut all = vec!["doctor"];
+    all.extend_from_slice(args);
+    let out = output(&mut tcrunner(&all));
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[track_caller]
+fn says(text: &str, line: &str) {
+    assert!(
+        text.lines().any(|l| l.starts_with(line)),
+        "no line starting {line:?} in:\n{text}"
+    );
+}
+
+#[test]
+fn doctor_on_a_healthy_and_a_broken_pytest_project() {
+    let project = Project::copy("pycharm");
+    let dir = project.path().to_str().unwrap();
+    let py9 = python(9);
+    let (code, text) = doctor(&["--project", dir, "--python", py9.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    says(&text, "framework: pytest (detected)");
+    says(&text, &format!("interpreter: {} (Python 3.", py9.display()));
+    says(&text, "pytest: 9.");
+    // teamcity-messages is installed beside pytest 9 (scripts/setup-python.sh).
+    says(&text, "switched off: teamcity-messages");
+    says(&text, "ok: nothing is missing");
+    let py8 = python(8);
+    let (code, text) = doctor(&["--project", dir, "--python", py8.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    says(&text, "pytest: 8.");
+    says(&text, "switched off: nothing");
+
+    // An interpreter without pytest: what is missing, and the command.
+    let bare = repo().join("target/tmp").join(unique("bare-venv"));
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&bare)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let bare_python = bare.join("bin/python");
+    let (code, text) = doctor(&["--project", dir, "--python", bare_python.to_str().unwrap()]);
+    assert_eq!(code, 69, "{text}");
+    says(&text, "missing: pytest, for ");
+    says(
+        &text,
+        &format!("  fix: {} -m pip install pytest", bare_python.display()),
+    );
+    // No interpreter at all.
+    let (code, text) = doctor(&["--project", dir, "--python", "/nonexistent/python"]);
+    assert_eq!(code, 69, "{text}");
+    says(&text, "missing: the Python interpreter /nonexistent/python");
+    let _ = std::fs::remove_dir_all(bare);
+}
+
+#[test]
+fn doctor_on_healthy_and_broken_jest_and_vitest_projects() {
+    for (name, package) in [("jest30", "jest"), ("vitest4", "vitest")] {
+        let modules = node_modules(name).expect("scripts/setup-node.sh");
+        let fixture = if package == "jest" { "jest" } else { "vitest" };
+        let healthy = Project::copy(fixture).link_node_modules(&modules);
+        let (code, text) = doctor(&["--project", healthy.path().to_str().unwrap()]);
+        assert_eq!(code, 0, "{text}");
+        says(&text, &format!("framework: {package} (detected)"));
+        says(&text, "node: node (");
+        says(&text, &format!("{package}: "));
+        says(&text, "ok: nothing is missing");
+        // Not installed: the npm command that installs it.
+        let broken = Project::copy(fixture);
+        let (code, text) = doctor(&["--project", broken.path().to_str().unwrap()]);
+        assert_eq!(code, 69, "{text}");
+        says(&text, &format!("missing: {package}, in "));
+        says(&text, &format!("  fix: npm install --save-dev {package}"));
+        // Yarn Plug'n'Play: the setting that gives it a node_modules.
+        broken.write(".pnp.cjs", "");
+        let (code, text) = doctor(&["--project", broken.path().to_str().unwrap()]);
+        assert_eq!(code, 69, "{text}");
+        says(
+            &text,
+            "  fix: set `nodeLinker: node-modules` in .yarnrc.yml",
+        );
+        // No node.
+        let (code, text) = doctor(&[
+            "--project",
+            healthy.path().to_str().unwrap(),
+            "--node",
+            "/nonexistent/node",
+        ]);
+        assert_eq!(code, 69, "{text}");
+        says(&text, "missing: node: /nonexistent/node does not run");
+    }
+    // vitest 5 on a node that is too old, then on node 22.
+    let modules = node_modules("vitest5").expect("scripts/setup-node.sh");
+    let project = Project::copy("vitest").link_node_modules(&modules);
+    let dir = project.path().to_str().unwrap();
+    let old_node = Command::new("node").arg("--version").output().unwrap();
+    if String::from_utf8_lossy(&old_node.stdout).starts_with("v20.") {
+        let (code, text) = doctor(&["--project", dir]);
+        assert_eq!(code, 69, "{text}");
+        says(&text, "missing: node 22.12 or later for vitest 5");
+    }
+    let node = node22().expect("scripts/setup-node.sh");
+    let (code, text) = doctor(&["--project", dir, "--node", node.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn doctor_without_a_framework_or_a_project() {
+    // A folder with nothing to run, outside any repository's JS setup.
+    let outside = std::env::temp_dir().join(unique("tcrunner-doctor-empty"));
+    std::fs::create_dir_all(&outside).unwrap();
+    let (code, text) = doctor(&["--project", outside.to_str().unwrap()]);
+    assert_eq!(code, 69, "{text}");
+    says(&text, "missing: a framework");
+    says(&text, "  fix: pass --framework");
+    let _ = std::fs::remove_dir_all(&outside);
+    let (code, text) = doctor(&["--project", "/nonexistent/project"]);
+    assert_eq!(code, 66, "{text}");
+}
