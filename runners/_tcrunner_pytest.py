@@ -17,6 +17,8 @@ parts with pytest, each a module of its own beside it:
   and the values it compared, caught where the test runs;
 - ``_tcrunner_pytest_timeout``: the per-test time limit (tcrunner's
   ``--timeout``);
+- ``_tcrunner_pytest_order``: the test history's order (tcrunner's
+  ``--ff`` and ``--sw``);
 - ``_tcrunner_pytest_channel``: the side channel, whole lines written to a
   pipe, or framed into pytest's stdout;
 - ``_tcrunner_pytest_nodes``: what node ids and reports say, as plain
@@ -35,6 +37,7 @@ import os
 import pytest
 
 from _tcrunner_pytest_channel import _Writer
+from _tcrunner_pytest_order import _Order, _order
 from _tcrunner_pytest_common import _Plugin
 from _tcrunner_pytest_probe import _PhaseProbe, _Probe, _WorkerProbe
 from _tcrunner_pytest_reporter import _Reporter, _reporting
@@ -43,6 +46,7 @@ from _tcrunner_pytest_timeout import _Alarm, _test_timeout
 _REPORTER = "tcrunner-reporter"
 _PROBE = "tcrunner-probe"
 _ALARM = "tcrunner-alarm"
+_ORDER = "tcrunner-order"
 
 
 def _enabled():
@@ -89,6 +93,10 @@ def pytest_configure(config):
         manager.register(_NoLetters(), "tcrunner-no-letters")
     if limit is not None:
         manager.register(_Alarm(config, *limit), _ALARM)
+    order = _order()
+    if order is not None:
+        # xdist's workers too: each collects, and all must agree on the order.
+        manager.register(_Order(order), _ORDER)
     if hasattr(config, "workerinput") or _reporting:
         return  # an xdist worker (the controller reports), or a nested session
     writer = _open_channel()

@@ -102,10 +102,59 @@ pub(crate) struct RawRun {
     #[arg(long, value_name = "FILE")]
     pub events_out: Option<PathBuf>,
     #[command(flatten)]
+    pub history: RawHistory,
+    #[command(flatten)]
     pub output: RawOutput,
     /// Raw framework arguments, passed verbatim.
     #[arg(last = true, value_name = "FRAMEWORK ARGS")]
     pub raw: Vec<String>,
+}
+
+/// The test history's options (pytest's names and meanings, for every
+/// framework; docs/history.md).
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Test history (docs/history.md)")]
+pub(crate) struct RawHistory {
+    /// Run only the tests that failed last time (a file that failed to load counts as failed).
+    #[arg(long = "lf", visible_alias = "last-failed")]
+    pub last_failed: bool,
+    /// Run every test, those that failed last time first.
+    #[arg(long = "ff", visible_alias = "failed-first")]
+    pub failed_first: bool,
+    /// With --lf and no failure recorded: run all tests, or none.
+    #[arg(
+        long = "lfnf",
+        visible_alias = "last-failed-no-failures",
+        value_enum,
+        value_name = "all|none",
+        default_value = "all"
+    )]
+    pub last_failed_no_failures: NoFailures,
+    /// Stop at the first failure; the next --sw run resumes from that test.
+    #[arg(long = "sw", visible_alias = "stepwise")]
+    pub stepwise: bool,
+    /// As --sw, but let one failure pass before stopping.
+    #[arg(long = "sw-skip", visible_alias = "stepwise-skip")]
+    pub stepwise_skip: bool,
+    /// As --sw, starting over instead of resuming.
+    #[arg(long = "sw-reset", visible_alias = "stepwise-reset")]
+    pub stepwise_reset: bool,
+    /// Where the test history lives [default: .tcrunner in the project].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Empty the test history before the run.
+    #[arg(long)]
+    pub cache_clear: bool,
+}
+
+/// `--lfnf`: what `--lf` runs when no failure is recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum NoFailures {
+    /// Every test.
+    #[default]
+    All,
+    /// Nothing (exit 5, no tests).
+    None,
 }
 
 #[derive(Debug, Args)]

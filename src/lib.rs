@@ -14,6 +14,7 @@ mod frameworks;
 #[doc(hidden)]
 pub mod fuzzing;
 mod hash;
+mod history;
 mod process;
 mod report;
 mod run;

@@ -47,6 +47,10 @@ pub(crate) struct Request {
     pub collect_only: bool,
     /// Per-test timeout in seconds, for frameworks that enforce one themselves.
     pub test_timeout: Option<f64>,
+    /// A JSON file of the tests to run first and to leave out, from the
+    /// test history (`--ff`, `--sw`), for frameworks that order and
+    /// deselect tests themselves (pytest's plugin reads it).
+    pub order_file: Option<PathBuf>,
     /// `--python`.
     pub python: Option<PathBuf>,
     /// `--node`.
@@ -175,6 +179,12 @@ pub(crate) trait Framework {
     /// when the framework exited 0 without it. By default none is named.
     fn disabling_option(&self) -> Option<&'static str> {
         None
+    }
+    /// Whether the framework can run whole files and named tests in one
+    /// run (pytest); otherwise a file that failed to load makes `--lf`
+    /// rerun whole files. By default it cannot.
+    fn mixes_files_and_tests(&self) -> bool {
+        false
     }
     /// Whether the ids our reporter gives tests are names the framework's
     /// users know, to be shown as they are where tcrunner names a test. By

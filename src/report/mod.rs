@@ -3,6 +3,7 @@
 //! and files beside it); [`output`] is the contract between them.
 mod events_file;
 mod file;
+mod history_file;
 mod intellij;
 mod messages;
 mod output;
@@ -15,6 +16,8 @@ mod teamcity;
 
 pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
+pub(crate) use history_file::{HistoryFile, Ran};
 pub(crate) use output::{Opened, Output, TreeEvent};
+pub(crate) use outputs::FileOutput;
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;

@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use super::events_file::EventsFile;
+use super::history_file::HistoryFile;
 use super::output::{Opened, Output, TreeEvent};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use crate::event::{Stream, TestEvent, TestResult};
@@ -24,6 +25,8 @@ pub(crate) enum Primary<W: Write> {
 pub(crate) enum FileOutput {
     /// `--events-out`.
     Events(EventsFile),
+    /// The test history (`.tcrunner/`), merged in after the run.
+    History(HistoryFile),
 }
 
 /// The primary stream plus the file outputs.
@@ -140,12 +143,14 @@ impl Output for FileOutput {
     fn source(&mut self, event: &TestEvent) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.source(event),
+            FileOutput::History(file) => file.source(event),
         }
     }
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.event(event),
+            FileOutput::History(file) => file.event(event),
         }
     }
 
@@ -157,24 +162,28 @@ impl Output for FileOutput {
     ) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.test(node, output, result),
+            FileOutput::History(file) => file.test(node, output, result),
         }
     }
 
     fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.text(bytes),
+            FileOutput::History(file) => file.text(bytes),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.flush(),
+            FileOutput::History(file) => file.flush(),
         }
     }
 
     fn finish(&mut self) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.finish(),
+            FileOutput::History(file) => file.finish(),
         }
     }
 }

@@ -24,6 +24,8 @@ pub(super) struct Limits {
     pub(super) session: Option<Instant>,
     pub(super) session_secs: f64,
     pub(super) grace: Duration,
+    /// `--sw`: stop once this many tests have failed.
+    pub(super) stop_after_failures: Option<u32>,
 }
 
 impl Limits {
@@ -66,6 +68,8 @@ pub(super) struct State {
     /// The framework stopped the run on purpose outside any test
     /// ([`Framework::stopped_on_purpose`]): its exit code stands.
     stopped_on_purpose: bool,
+    /// Tests that failed so far, for `--sw`.
+    failures: u32,
 }
 
 impl State {
@@ -87,7 +91,14 @@ impl State {
             setup_failure: None,
             unavailable: false,
             stopped_on_purpose: false,
+            failures: 0,
         }
+    }
+
+    /// The framework ran to its end by itself: no signal, no crash, no
+    /// failure to start.
+    pub(super) fn ended_by_itself(&self) -> bool {
+        self.signalled.is_none() && !self.crashed && self.setup_failure.is_none()
     }
 
     /// Reads everything the framework says until it is done, a limit runs
@@ -175,7 +186,16 @@ impl State {
                     pipeline.text(&bytes)?
                 }
                 Input::Stderr(bytes) => self.stderr(&bytes),
-                Input::Event(line) => self.event(&line, pipeline, limits)?,
+                Input::Event(line) => {
+                    self.event(&line, pipeline, limits)?;
+                    if limits
+                        .stop_after_failures
+                        .is_some_and(|n| self.failures >= n)
+                        && self.status.is_none()
+                    {
+                        return Ok(Ending::Stepwise);
+                    }
+                }
                 Input::Closed => {}
                 Input::Exited(status) => {
                     self.status = Some(status);
@@ -238,6 +258,7 @@ impl State {
             TestEvent::Finished(result) => {
                 self.running.remove(&result.id);
                 let failed = result.outcome.verdict() == crate::event::Verdict::Failed;
+                self.failures += u32::from(failed);
                 if limits.test.is_some()
                     && failed
                     && result
@@ -329,6 +350,12 @@ impl State {
                 timed_out = Some((ids, why));
             }
             Ending::Killed => grace = Duration::ZERO,
+            Ending::Stepwise => {
+                let text = format!(
+                    "stepwise: stopping {name} after the failure; the next --sw run continues from that test"
+                );
+                tell(pipeline, LogLevel::Info, text)?;
+            }
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
@@ -481,6 +508,9 @@ impl State {
         }
         if ending == Ending::TimedOut {
             return exit::TIMEOUT;
+        }
+        if ending == Ending::Stepwise {
+            return exit::TESTS_FAILED;
         }
         let Some(code) = self.status.and_then(|s| s.code()) else {
             // Died by a signal; or its end was never seen, which every path

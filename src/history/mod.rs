@@ -1,0 +1,10 @@
+//! The test history tcrunner keeps per project (`.tcrunner/`): what each
+//! test did last, read before a run to choose what runs (`--lf`, `--ff`,
+//! `--sw`), and updated after it with what ran.
+mod merge;
+mod select;
+mod store;
+
+pub(crate) use merge::{merge, RanTest};
+pub(crate) use select::{plan, Options, Plan};
+pub(crate) use store::{load, path, save, History, Verdict, DEFAULT_DIR};
