@@ -132,8 +132,9 @@ impl Session {
 
     /// Merges what ran into the history file, read again now so that
     /// another run's update since is kept; `ended` says the run ended by
-    /// itself (not stopped, timed out or killed).
-    pub(super) fn finish(self, ended: bool) {
+    /// itself (not stopped, timed out or killed), `stepwise_stop` that
+    /// `--sw` stopped it at its last failure.
+    pub(super) fn finish(self, ended: bool, stepwise_stop: bool) {
         if let Some(order) = &self.order_file {
             let _ = std::fs::remove_file(order);
         }
@@ -148,7 +149,13 @@ impl Session {
             if self.plan.reset_stepwise {
                 *state = Default::default();
             }
-            let failed = ran.iter().rev().find(|t| t.verdict == Verdict::Failed);
+            // The failure the run stopped at; one `--sw-skip` let pass is
+            // not where the next run resumes (as in pytest).
+            let failed = ran
+                .iter()
+                .rev()
+                .find(|t| t.verdict == Verdict::Failed)
+                .filter(|_| stepwise_stop);
             match failed {
                 Some(test) => {
                     state.failed = Some(test.id.clone());

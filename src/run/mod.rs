@@ -258,7 +258,10 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     // Finished whatever happened to the stream: the files get their end.
     let finished = pipeline.finish();
     let finished = concluded.and(finished);
-    session.finish(ending == Ending::Exited && state.ended_by_itself());
+    session.finish(
+        ending == Ending::Exited && state.ended_by_itself(),
+        ending == Ending::Stepwise,
+    );
     drop(child); // kills whatever is left of the group
     let summary = match finished {
         Ok(summary) => summary,

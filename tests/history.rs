@@ -1,0 +1,377 @@
+//! The test history (`.tcrunner/`): sequences of real runs on a copy of a
+//! fixture project whose tests are made to fail and then fixed between
+//! runs, asserting which tests ran, in which order, and the exit codes of
+//! `--lf`, `--ff`, `--lfnf` and `--sw` on pytest, jest and vitest.
+//!
+//! The jest and vitest tests use the installs of `scripts/setup-node.sh`.
+mod util;
+
+use std::time::Duration;
+
+use util::{node_modules, Project, Run, Tcrunner};
+
+const LIMIT: Duration = Duration::from_secs(180);
+
+/// The names of the tests that started, in the order they started.
+fn started(run: &Run) -> Vec<String> {
+    run.messages()
+        .iter()
+        .filter(|m| m.starts_with("##teamcity[testStarted "))
+        .map(|m| util::attr(m, "name").expect("a name"))
+        .collect()
+}
+
+/// The line of stdout that starts with `prefix`.
+fn line<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    text.lines().find(|l| l.starts_with(prefix))
+}
+
+/// A pytest file of top-level tests, each passing or failing.
+fn py_tests(tests: &[(&str, bool)]) -> String {
+    tests
+        .iter()
+        .map(|(name, fails)| format!("def test_{name}():\n    assert {}\n\n", !fails as u8))
+        .map(|s| {
+            s.replace("assert 1", "assert True")
+                .replace("assert 0", "assert False")
+        })
+        .collect()
+}
+
+fn pytest(project: &Project, args: &[&str]) -> Run {
+    Tcrunner::pytest(project.path()).args(args).run(LIMIT)
+}
+
+#[test]
+fn pytest_lf_ff_and_lfnf_over_a_sequence_of_runs() {
+    let project = Project::copy("history/pytest");
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", true), ("c", false)]),
+    );
+    project.write("test_two.py", &py_tests(&[("d", true), ("e", false)]));
+    let all = ["test_a", "test_b", "test_c", "test_d", "test_e"];
+
+    // Nothing recorded yet: --lf runs everything, and says so.
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), all);
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: no previously failed tests, not deselecting items.")
+    );
+    assert!(project
+        .path()
+        .join(".tcrunner/history-pytest.json")
+        .is_file());
+
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["test_b", "test_d"]);
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: 2 failed tests of 5")
+    );
+
+    // b is fixed: still rerun once (it failed last time), then gone.
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", false), ("c", false)]),
+    );
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1);
+    assert_eq!(started(&run), ["test_b", "test_d"]);
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["test_d"]);
+
+    // --ff: everything, the failure first.
+    let run = pytest(&project, &["--ff"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(
+        started(&run),
+        ["test_d", "test_a", "test_b", "test_c", "test_e"]
+    );
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: 1 failed tests of 5 first")
+    );
+
+    // A file that fails to collect counts as failed, and runs whole once it loads.
+    project.write("test_three.py", "def test_f(:\n");
+    pytest(&project, &[]).assert_code(1);
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["<collection error>", "test_d"]);
+    project.write("test_three.py", &py_tests(&[("f", false), ("g", true)]));
+    let run = pytest(&project, &["--lf"]);
+    // In the order of their ids: files, then names.
+    assert_eq!(started(&run), ["test_f", "test_g", "test_d"]);
+
+    // All fixed: the last failures pass, then nothing is left to rerun.
+    project.write("test_two.py", &py_tests(&[("d", false), ("e", false)]));
+    project.write("test_three.py", &py_tests(&[("f", false), ("g", false)]));
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(0);
+    assert_eq!(started(&run), ["test_g", "test_d"]);
+    let run = pytest(&project, &["--lf", "--lfnf", "none"]);
+    run.assert_code(5).assert_clean();
+    assert_eq!(started(&run), Vec::<String>::new());
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: no previously failed tests, deselecting all items.")
+    );
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(0);
+    assert_eq!(started(&run).len(), 7);
+}
+
+#[test]
+fn pytest_lf_within_a_path_and_a_moved_cache_dir() {
+    let project = Project::copy("history/pytest");
+    project.write("a/test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    project.write("b/test_two.py", &py_tests(&[("c", true)]));
+    let cache = project.path().join("elsewhere");
+    let cache = cache.to_str().unwrap();
+    pytest(&project, &["--cache-dir", cache]).assert_code(1);
+    assert!(!project.path().join(".tcrunner").exists());
+    let run = pytest(&project, &["--cache-dir", cache, "--lf", "--path", "b"]);
+    assert_eq!(started(&run), ["test_c"]);
+    // A partial run updates only what it ran: a's failure is still known.
+    let run = pytest(&project, &["--cache-dir", cache, "--lf"]);
+    assert_eq!(started(&run), ["test_a", "test_c"]);
+    // --cache-clear forgets it all.
+    let run = pytest(&project, &["--cache-dir", cache, "--cache-clear", "--lf"]);
+    assert_eq!(started(&run).len(), 3);
+}
+
+#[test]
+fn a_corrupt_history_is_one_warning_and_the_run_goes_on() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    project.write(
+        ".tcrunner/history-pytest.json",
+        "{\"version\": 1, \"tests\": [",
+    );
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1);
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("ignoring the test history"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    // The next run finds a sound file again.
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["test_a"]);
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
+}
+
+#[test]
+fn concurrent_runs_leave_a_whole_history() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    let mut runs: Vec<_> = (0..4)
+        .map(|_| Tcrunner::pytest(project.path()).spawn())
+        .collect();
+    for run in runs.drain(..) {
+        run.finish(LIMIT).assert_code(1);
+    }
+    let history = util::json(&project.path().join(".tcrunner/history-pytest.json"));
+    assert_eq!(history["version"], 1);
+    assert_eq!(history["tests"]["test_one.py::test_a"]["verdict"], "failed");
+    let leftovers: Vec<_> = std::fs::read_dir(project.path().join(".tcrunner"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn pytest_stepwise_stops_at_a_failure_and_resumes_there() {
+    let project = Project::copy("history/pytest");
+    let write = |b: bool, c: bool| {
+        project.write(
+            "test_one.py",
+            &py_tests(&[("a", false), ("b", b), ("c", c), ("d", false)]),
+        );
+    };
+    write(true, true);
+    let run = pytest(&project, &["--sw"]);
+    run.assert_code(1).assert_clean();
+    // Stopped after b: c and d never started.
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+    assert!(run
+        .text()
+        .contains("stepwise: no previously failed tests, not skipping."));
+    // Not fixed: resumes at b, stops there again.
+    let run = pytest(&project, &["--sw"]);
+    assert_eq!(started(&run), ["test_b"]);
+    assert!(
+        run.text()
+            .contains("stepwise: skipping 1 already passed items"),
+        "{}",
+        run.describe()
+    );
+    write(false, true);
+    let run = pytest(&project, &["--sw"]);
+    run.assert_code(1);
+    assert_eq!(started(&run), ["test_b", "test_c"]);
+    // --sw-skip lets c pass and runs to the end; as pytest's, a failure
+    // it let pass is not where the next run resumes: it starts over.
+    let run = pytest(&project, &["--sw-skip"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["test_c", "test_d"]);
+    let run = pytest(&project, &["--sw"]);
+    assert_eq!(started(&run), ["test_a", "test_b", "test_c"]);
+    write(false, false);
+    let run = pytest(&project, &["--sw"]);
+    run.assert_code(0);
+    assert_eq!(started(&run), ["test_c", "test_d"]);
+    // Through to the end: the next --sw starts over.
+    let run = pytest(&project, &["--sw"]);
+    assert_eq!(started(&run), ["test_a", "test_b", "test_c", "test_d"]);
+    // --sw-reset starts over whatever the state.
+    write(true, false);
+    pytest(&project, &["--sw"]).assert_code(1);
+    let run = pytest(&project, &["--sw-reset"]);
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+}
+
+/// A JS test file: `describe('group')` around the first test, the rest at
+/// the top; each test passes or throws.
+fn js_tests(tests: &[(&str, bool)], esm: bool) -> String {
+    let mut text = String::new();
+    if esm {
+        text.push_str("import { describe, test } from 'vitest';\n");
+    }
+    for (i, (name, fails)) in tests.iter().enumerate() {
+        let body = if *fails { "throw new Error('no');" } else { "" };
+        let test = format!("test('{name}', () => {{ {body} }});\n");
+        if i == 0 {
+            text.push_str(&format!("describe('group', () => {{\n  {test}}});\n"));
+        } else {
+            text.push_str(&test);
+        }
+    }
+    text
+}
+
+fn js_sequence(project: &Project, ext: &str, esm: bool) {
+    let file = |n: &str| format!("{n}.test.{ext}");
+    let run = |args: &[&str]| {
+        // In band, so that the order of files is one.
+        let mut t = Tcrunner::new(project.path());
+        t.args(args);
+        if ext == "js" {
+            t.args(["--", "-i"]);
+        }
+        t.run(LIMIT)
+    };
+    let sorted = |run: &Run| {
+        let mut names = started(run);
+        names.sort();
+        names
+    };
+    project.write(
+        &file("one"),
+        &js_tests(&[("a", true), ("b", false), ("c", true)], esm),
+    );
+    project.write(&file("two"), &js_tests(&[("d", false), ("a", false)], esm));
+    run(&[]).assert_code(1).assert_clean();
+    let history = format!(
+        ".tcrunner/history-{}.json",
+        if esm { "vitest" } else { "jest" }
+    );
+    let recorded = util::json(&project.path().join(&history));
+    let one = file("one");
+    assert_eq!(
+        recorded["tests"][format!("{one}::group > a")]["verdict"],
+        "failed"
+    );
+    assert_eq!(recorded["tests"][format!("{one}::c")]["verdict"], "failed");
+
+    // Exactly the failed tests: `a` of two.test has a's title but passed.
+    let lf = run(&["--lf"]);
+    lf.assert_code(1).assert_clean();
+    assert_eq!(started(&lf), ["a", "c"], "{}", lf.describe());
+    assert_eq!(
+        line(&lf.text(), "run-last-failure:"),
+        Some("run-last-failure: 2 failed tests of 5")
+    );
+    project.write(
+        &file("one"),
+        &js_tests(&[("a", false), ("b", false), ("c", true)], esm),
+    );
+    run(&["--lf"]).assert_code(1);
+    assert_eq!(started(&run(&["--lf"])), ["c"]);
+
+    // A file that fails to load runs whole on --lf, and once it loads its
+    // tests are recorded.
+    project.write(&file("two"), "import './nope.js';\n");
+    run(&[]).assert_code(1);
+    project.write(&file("two"), &js_tests(&[("d", true), ("e", false)], esm));
+    let lf = run(&["--lf"]);
+    // jest and vitest cannot run a whole file beside named tests: the
+    // failed files run whole.
+    assert_eq!(sorted(&lf), ["a", "b", "c", "d", "e"], "{}", lf.describe());
+    let lf = run(&["--lf"]);
+    assert_eq!(sorted(&lf), ["c", "d"], "{}", lf.describe());
+
+    // Fixed: rerun once, then nothing recorded, --lfnf none runs nothing.
+    project.write(
+        &file("one"),
+        &js_tests(&[("a", false), ("b", false), ("c", false)], esm),
+    );
+    project.write(&file("two"), &js_tests(&[("d", false), ("e", false)], esm));
+    run(&["--lf"]).assert_code(0);
+    let none = run(&["--lf", "--lfnf", "none"]);
+    none.assert_code(5).assert_clean();
+    assert!(started(&none).is_empty());
+}
+
+#[test]
+fn jest_lf_reruns_exactly_the_failed_tests() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    js_sequence(&project, "js", false);
+}
+
+#[test]
+fn vitest_lf_reruns_exactly_the_failed_tests() {
+    let modules = node_modules("vitest4")
+        .or_else(|| node_modules("vitest3"))
+        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/vitest").link_node_modules(&modules);
+    js_sequence(&project, "mjs", true);
+}
+
+#[test]
+fn jest_stepwise_stops_at_the_first_failure_as_a_stop() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    project.write(
+        "one.test.js",
+        "test('a', () => {});\ntest('b', () => { throw new Error('no'); });\n\
+         test('c', () => new Promise((r) => setTimeout(r, 3000)));\ntest('d', () => {});\n",
+    );
+    let run = Tcrunner::new(project.path())
+        .args(["--sw", "--", "-i"])
+        .run(LIMIT);
+    run.assert_code(1).assert_clean().assert_no_leftovers();
+    let names = started(&run);
+    assert_eq!(names[..2], ["a", "b"], "{}", run.describe());
+    assert!(!names.contains(&"d".to_owned()), "{}", run.describe());
+    assert!(
+        run.stderr.contains("stepwise: stopping jest"),
+        "{}",
+        run.stderr
+    );
+    let history = util::json(&project.path().join(".tcrunner/history-jest.json"));
+    assert_eq!(history["stepwise"]["failed"], "one.test.js::b");
+}
