@@ -246,6 +246,7 @@ impl OutputConfig {
 
 /// What to do, validated.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per process: boxing it would buy nothing
 pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
