@@ -95,14 +95,23 @@ def pytest_configure(config):
         manager.register(_Alarm(config, *limit), _ALARM)
     order = _order()
     if order is not None:
-        # xdist's workers too: each collects, and all must agree on the order.
-        manager.register(_Order(order), _ORDER)
+        # xdist's workers too: each collects, and all must agree on the
+        # order; the controller alone says what it chose.
+        say = None if hasattr(config, "workerinput") else _say
+        manager.register(_Order(order, say), _ORDER)
     if hasattr(config, "workerinput") or _reporting:
         return  # an xdist worker (the controller reports), or a nested session
     writer = _open_channel()
     if writer is not None:
         _reporting.append(config)
         manager.register(_Reporter(config, writer, probe, teamcity_was_on), _REPORTER)
+
+
+def _say(text):
+    """A run-level line for the stream (what ``--shard`` chose)."""
+    writer = _open_channel()
+    if writer is not None:
+        writer.send({"ev": "log", "level": "info", "text": text})
 
 
 def _stop_early_if_asked(config):

@@ -1,12 +1,16 @@
 """The test history's order inside pytest: tests to run first and tests to leave out.
 
 tcrunner writes a JSON file and names it in ``TCRUNNER_ORDER_FILE``:
-``{"first": [ids], "skip": [ids]}``. An id is a node id, or a file's path
-relative to the root (every test of that file). After every other plugin
-has chosen and ordered the items (``-k``, ``-m``, the project's own
-hooks), the ``skip`` ones are deselected, as pytest's stepwise plugin
-deselects the tests already passed, and the ``first`` ones are moved to the
-front in collection order, as pytest's ``--ff`` does.
+``{"first": [ids], "skip": [ids], "shard": null or {"index": K-1, "count":
+N, "durations": {id: ms}}}``. An id is a node id, or a file's path relative
+to the root (every test of that file). After every other plugin has chosen
+and ordered the items (``-k``, ``-m``, the project's own hooks), the
+``skip`` ones are deselected, as pytest's stepwise plugin deselects the
+tests already passed; then ``--shard`` keeps this shard's items (split as
+``src/history/shard.rs`` splits: longest first into the least loaded shard,
+ties by node id, a test with no recorded duration weighing the mean of
+those recorded, every test the same when none is); then the ``first`` ones
+are moved to the front in collection order, as pytest's ``--ff`` does.
 """
 
 import json
@@ -29,10 +33,40 @@ def _order():
         return None
 
 
+def _split(items, shard):
+    """This shard's items, and the line that says what it planned."""
+    index, count = shard["index"], shard["count"]
+    durations = shard.get("durations") or {}
+    recorded = [durations[item.nodeid] for item in items if item.nodeid in durations]
+    fallback = max(1, sum(recorded) // len(recorded)) if recorded else 1
+    weights = [max(1, durations.get(item.nodeid, fallback)) for item in items]
+    order = sorted(range(len(items)), key=lambda i: (-weights[i], items[i].nodeid))
+    loads = [0] * count
+    mine = set()
+    for i in order:
+        lightest = min(range(count), key=lambda s: (loads[s], s))
+        loads[lightest] += weights[i]
+        if lightest == index:
+            mine.add(i)
+    if recorded:
+        total = sum(loads)
+        share = "planned %.1f s of %.1f s (%.0f%%)" % (
+            loads[index] / 1000.0,
+            total / 1000.0,
+            100.0 * loads[index] / max(total, 1),
+        )
+    else:
+        share = "split by count: no durations recorded"
+    line = "shard %d/%d: %d of %d tests, %s" % (index + 1, count, len(mine), len(items), share)
+    return [item for i, item in enumerate(items) if i in mine], line
+
+
 class _Order(_Plugin):
-    def __init__(self, order):
+    def __init__(self, order, say=None):
         self._first = set(order.get("first") or ())
         self._skip = set(order.get("skip") or ())
+        self._shard = order.get("shard")
+        self._say = say
 
     @staticmethod
     def _named(item, names):
@@ -46,5 +80,13 @@ class _Order(_Plugin):
                 left = [item for item in items if self._named(item, self._skip)]
                 config.hook.pytest_deselected(items=left)
                 items[:] = kept
+        if self._shard:
+            kept, line = _split(items, self._shard)
+            if len(kept) != len(items):
+                chosen = set(id(item) for item in kept)
+                config.hook.pytest_deselected(items=[item for item in items if id(item) not in chosen])
+                items[:] = kept
+            if self._say is not None:
+                self._say(line)
         if self._first:
             items.sort(key=lambda item: not self._named(item, self._first))

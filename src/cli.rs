@@ -139,6 +139,10 @@ pub(crate) struct RawHistory {
     /// As --sw, starting over instead of resuming.
     #[arg(long = "sw-reset", visible_alias = "stepwise-reset")]
     pub stepwise_reset: bool,
+    /// Run shard K of N: the tests (pytest) or test files (jest, vitest)
+    /// split by recorded durations, longest first into the least loaded shard.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Where the test history lives [default: .tcrunner in the project].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,

@@ -186,6 +186,13 @@ pub(crate) trait Framework {
     fn mixes_files_and_tests(&self) -> bool {
         false
     }
+    /// The test files a run of `request` would run, absolute, asked of the
+    /// framework itself beforehand (`--shard` splits them), or `None` when
+    /// the framework's reporter splits the tests itself (pytest). By
+    /// default the framework has no way to list them: `None`.
+    fn test_files(&self, _request: &Request) -> Option<Result<Vec<PathBuf>, SetupError>> {
+        None
+    }
     /// Whether the ids our reporter gives tests are names the framework's
     /// users know, to be shown as they are where tcrunner names a test. By
     /// default they are the reporter's own, and a test is named by its path

@@ -3,8 +3,10 @@
 //! `--sw`), and updated after it with what ran.
 mod merge;
 mod select;
+mod shard;
 mod store;
 
 pub(crate) use merge::{merge, RanTest};
 pub(crate) use select::{plan, Options, Plan};
+pub(crate) use shard::{split, Shard};
 pub(crate) use store::{load, path, save, History, Verdict, DEFAULT_DIR};

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{NoFailures, RawHistory};
 use crate::frameworks::{Framework, Request};
-use crate::history::{self, History, Options, Plan, RanTest, Verdict};
+use crate::history::{self, History, Options, Plan, RanTest, Shard, Verdict};
 use crate::report::{HistoryFile, Ran};
 
-use super::note;
+use super::{note, RunError};
 
 /// One run's use of the history.
 pub(super) struct Session {
@@ -28,7 +28,7 @@ pub(super) fn prepare(
     project: &Path,
     framework: &'static dyn Framework,
     request: &mut Request,
-) -> Session {
+) -> Result<Session, RunError> {
     let dir = match &raw.cache_dir {
         Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
         None => project.join(history::DEFAULT_DIR),
@@ -49,16 +49,52 @@ pub(super) fn prepare(
     };
     let full_before =
         request.paths.is_empty() && request.targets.is_empty() && request.raw.is_empty();
-    let plan = history::plan(
+    let mut plan = history::plan(
         &options,
         &history,
         request,
         !framework.mixes_files_and_tests(),
     );
+    let shard = raw
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(RunError::Usage)?;
+    // The reporter's own split (pytest's plugin), by test.
+    let mut shard_order = serde_json::Value::Null;
+    if let Some(shard) = shard {
+        match framework.test_files(request) {
+            None => {
+                let durations: serde_json::Map<String, serde_json::Value> = history
+                    .tests
+                    .iter()
+                    .filter(|(_, e)| !e.whole_file)
+                    .map(|(id, e)| (id.clone(), e.duration_ms.into()))
+                    .collect();
+                shard_order = serde_json::json!({
+                    "index": shard.index,
+                    "count": shard.count,
+                    "durations": durations,
+                });
+            }
+            Some(_) if !request.targets.is_empty() => {
+                return Err(RunError::Usage(format!(
+                    "--shard: {} splits test files, which cannot be combined with --target or a --lf that names tests",
+                    framework.name()
+                )));
+            }
+            Some(files) => shard_files(shard, files?, project, &history, request, &mut plan),
+        }
+    }
     let mut order_file = None;
-    if !plan.first.is_empty() || !plan.skip.is_empty() {
+    if !plan.first.is_empty() || !plan.skip.is_empty() || !shard_order.is_null() {
         let path = dir.join(format!("order-{}.json", std::process::id()));
-        let order = serde_json::json!({ "first": plan.first, "skip": plan.skip });
+        let order = serde_json::json!({
+            "first": plan.first,
+            "skip": plan.skip,
+            "shard": shard_order,
+        });
         let written =
             std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, order.to_string()));
         match written {
@@ -72,18 +108,83 @@ pub(super) fn prepare(
             )),
         }
     }
-    Session {
+    Ok(Session {
         file,
         framework: name,
         full: full_before
             && request.paths.is_empty()
             && request.targets.is_empty()
-            && plan.skip.is_empty(),
+            && plan.skip.is_empty()
+            && shard.is_none(),
         stepwise: options.stepwise || options.stepwise_skip || options.stepwise_reset,
         plan,
         ran: Ran::default(),
         order_file,
+    })
+}
+
+/// `--shard` by test file (jest, vitest): the framework's own list of the
+/// files it would run, split by the durations recorded for their tests;
+/// this shard's files become the run's `--path`s.
+fn shard_files(
+    shard: Shard,
+    files: Vec<PathBuf>,
+    project: &Path,
+    history: &History,
+    request: &mut Request,
+    plan: &mut Plan,
+) {
+    // The framework may list files by their real paths.
+    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let relative: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(project)
+                .or_else(|_| f.strip_prefix(&real))
+                .unwrap_or(f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut per_file: std::collections::BTreeMap<&str, u64> = Default::default();
+    for entry in history.tests.values() {
+        *per_file.entry(entry.file.as_str()).or_default() += entry.duration_ms;
     }
+    let units: Vec<(&str, Option<u64>)> = relative
+        .iter()
+        .map(|f| (f.as_str(), per_file.get(f.as_str()).copied()))
+        .collect();
+    let split = history::split(&units, shard.count);
+    let mine: Vec<PathBuf> = relative
+        .iter()
+        .zip(&split.shard_of)
+        .filter(|(_, s)| **s == shard.index)
+        .map(|(f, _)| PathBuf::from(f))
+        .collect();
+    let timed = units.iter().any(|(_, d)| d.is_some());
+    let total: u64 = split.loads.iter().sum();
+    let load = split.loads.get(shard.index).copied().unwrap_or(0);
+    let share = if timed {
+        format!(
+            "planned {:.1} s of {:.1} s ({:.0}%)",
+            load as f64 / 1000.0,
+            total as f64 / 1000.0,
+            100.0 * load as f64 / total.max(1) as f64
+        )
+    } else {
+        "split by count: no durations recorded".to_owned()
+    };
+    plan.notes.push(format!(
+        "shard {}/{}: {} of {} test files, {share}",
+        shard.index + 1,
+        shard.count,
+        mine.len(),
+        files.len()
+    ));
+    if mine.is_empty() {
+        plan.run_nothing = true;
+    }
+    request.paths = mine;
 }
 
 /// Removes the history files in `dir` (`--cache-clear`).

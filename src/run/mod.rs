@@ -165,7 +165,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         node: raw.node.as_deref().map(absolute_program),
         order_file: None,
     };
-    let session = history::prepare(&raw.history, &project, framework, &mut request);
+    let session = history::prepare(&raw.history, &project, framework, &mut request)?;
     let launch = framework.launch(&request)?;
     if raw.print_command {
         return print_command(&launch.spec, out).map_err(RunError::Output);
