@@ -375,3 +375,154 @@ fn jest_stepwise_stops_at_the_first_failure_as_a_stop() {
     let history = util::json(&project.path().join(".tcrunner/history-jest.json"));
     assert_eq!(history["stepwise"]["failed"], "one.test.js::b");
 }
+
+/// Copies the project's history into a folder of its own, as each machine
+/// of a CI matrix starts from the same restored history.
+fn history_copy(project: &Project, label: &str) -> String {
+    let from = project.path().join(".tcrunner");
+    let to = project.path().join(format!("cache-{label}"));
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+    to.to_string_lossy().into_owned()
+}
+
+/// Runs every shard of `count` from the same history; returns each
+/// shard's started tests and its run.
+fn shards(project: &Project, count: usize, extra: &[&str]) -> Vec<(Vec<String>, Run)> {
+    (1..=count)
+        .map(|k| {
+            let cache = history_copy(project, &format!("{k}-{count}"));
+            let shard = format!("{k}/{count}");
+            let mut t = if extra.is_empty() {
+                Tcrunner::pytest(project.path())
+            } else {
+                Tcrunner::new(project.path())
+            };
+            t.args(["--shard", &shard, "--cache-dir", &cache]);
+            let run = t.run(LIMIT);
+            (started(&run), run)
+        })
+        .collect()
+}
+
+/// Asserts the shards' tests together are `all`, each once.
+fn assert_partition(shards: &[(Vec<String>, Run)], all: &[String]) {
+    let mut union: Vec<String> = shards.iter().flat_map(|(names, _)| names.clone()).collect();
+    union.sort();
+    let mut all = all.to_vec();
+    all.sort();
+    assert_eq!(union, all, "every test in exactly one shard");
+}
+
+#[test]
+fn pytest_shards_cover_the_suite_once_balanced_by_durations() {
+    let project = Project::copy("history/pytest");
+    let mut all = Vec::new();
+    for file in 0..3 {
+        let mut text = String::from("import time\n\n");
+        for test in 0..5 {
+            let name = format!("t{file}{test}");
+            // Two slow tests, in one file: a split by count would put them together.
+            let sleep = if file == 0 && test < 2 { "0.4" } else { "0" };
+            text.push_str(&format!("def test_{name}():\n    time.sleep({sleep})\n\n"));
+            all.push(format!("test_{name}"));
+        }
+        project.write(&format!("test_{file}.py"), &text);
+    }
+    // No history yet: by count, 15 tests into 2 shards of 8 and 7.
+    let by_count = shards(&project, 2, &[]);
+    assert_partition(&by_count, &all);
+    assert_eq!(by_count[0].0.len(), 8);
+    let split = line(&by_count[0].1.text(), "##teamcity[message text='shard 1/2")
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert!(
+        split.contains("8 of 15 tests"),
+        "{}",
+        by_count[0].1.describe()
+    );
+
+    // With durations: the slow tests go to different shards.
+    pytest(&project, &[]).assert_code(0);
+    let timed = shards(&project, 2, &[]);
+    assert_partition(&timed, &all);
+    for (names, run) in &timed {
+        run.assert_code(0).assert_clean();
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| *n == "test_t00" || *n == "test_t01")
+                .count(),
+            1,
+            "{names:?}"
+        );
+        assert!(run.text().contains("planned "), "{}", run.describe());
+    }
+    let three = shards(&project, 3, &[]);
+    assert_partition(&three, &all);
+}
+
+#[test]
+fn a_bad_shard_is_a_usage_error() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false)]));
+    for bad in ["0/2", "3/2", "2"] {
+        let run = pytest(&project, &["--shard", bad]);
+        run.assert_code(64);
+        assert!(run.stderr.contains("--shard"), "{}", run.stderr);
+    }
+}
+
+fn js_shards(project: &Project, ext: &str, esm: bool) {
+    let mut all = Vec::new();
+    for file in 0..5 {
+        let tests: Vec<(String, bool)> = (0..3).map(|t| (format!("t{file}{t}"), false)).collect();
+        let tests: Vec<(&str, bool)> = tests.iter().map(|(n, f)| (n.as_str(), *f)).collect();
+        project.write(&format!("f{file}.test.{ext}"), &js_tests(&tests, esm));
+        all.extend(tests.iter().map(|(n, _)| (*n).to_owned()));
+    }
+    let full = Tcrunner::new(project.path()).run(LIMIT);
+    full.assert_code(0);
+    let runs = shards(project, 3, &["js"]);
+    assert_partition(&runs, &all);
+    for (names, run) in &runs {
+        run.assert_code(0).assert_clean();
+        // Whole files: a file's three tests are in one shard.
+        assert_eq!(names.len() % 3, 0, "{names:?}");
+        assert!(
+            run.text()
+                .lines()
+                .any(|l| l.starts_with("shard ") && l.contains(" of 5 test files, planned ")),
+            "{}",
+            run.describe()
+        );
+    }
+    // More shards than files: the empty ones run nothing (exit 5).
+    let runs = shards(project, 6, &["js"]);
+    assert_partition(&runs, &all);
+    assert_eq!(runs.iter().filter(|(names, _)| names.is_empty()).count(), 1);
+    assert!(runs
+        .iter()
+        .any(|(names, run)| names.is_empty() && run.code() == 5));
+}
+
+#[test]
+fn jest_shards_split_test_files() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    js_shards(&project, "js", false);
+}
+
+#[test]
+fn vitest_shards_split_test_files() {
+    let modules = node_modules("vitest4")
+        .or_else(|| node_modules("vitest3"))
+        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/vitest").link_node_modules(&modules);
+    js_shards(&project, "mjs", true);
+}
