@@ -1,12 +1,13 @@
 """The test history's order inside pytest: tests to run first and tests to leave out.
 
 tcrunner writes a JSON file and names it in ``TCRUNNER_ORDER_FILE``:
-``{"first": [ids], "skip": [ids], "shard": null or {"index": K-1, "count":
-N, "durations": {id: ms}}}``. An id is a node id, or a file's path relative
+``{"first": [ids], "skip": [ids], "only": [ids], "shard": null or {"index":
+K-1, "count": N, "durations": {id: ms}}}``. An id is a node id, or a file's path relative
 to the root (every test of that file). After every other plugin has chosen
 and ordered the items (``-k``, ``-m``, the project's own hooks), the
 ``skip`` ones are deselected, as pytest's stepwise plugin deselects the
-tests already passed; then ``--shard`` keeps this shard's items (split as
+tests already passed, and so are those ``only`` leaves out (TeamCity's
+parallel tests batch); then ``--shard`` keeps this shard's items (split as
 ``src/history/shard.rs`` splits: longest first into the least loaded shard,
 ties by node id, a test with no recorded duration weighing the mean of
 those recorded, every test the same when none is); then the ``first`` ones
@@ -65,6 +66,7 @@ class _Order(_Plugin):
     def __init__(self, order, say=None):
         self._first = set(order.get("first") or ())
         self._skip = set(order.get("skip") or ())
+        self._only = set(order.get("only") or ())
         self._shard = order.get("shard")
         self._say = say
 
@@ -72,14 +74,18 @@ class _Order(_Plugin):
     def _named(item, names):
         return item.nodeid in names or item.nodeid.split("::", 1)[0] in names
 
+    @staticmethod
+    def _deselect(config, items, leave_out):
+        left = [item for item in items if leave_out(item)]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [item for item in items if not leave_out(item)]
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config, items):
-        if self._skip:
-            kept = [item for item in items if not self._named(item, self._skip)]
-            if len(kept) != len(items):
-                left = [item for item in items if self._named(item, self._skip)]
-                config.hook.pytest_deselected(items=left)
-                items[:] = kept
+        self._deselect(config, items, lambda item: self._named(item, self._skip))
+        if self._only:
+            self._deselect(config, items, lambda item: not self._named(item, self._only))
         if self._shard:
             kept, line = _split(items, self._shard)
             if len(kept) != len(items):

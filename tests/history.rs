@@ -526,3 +526,88 @@ fn vitest_shards_split_test_files() {
     let project = Project::copy("history/vitest").link_node_modules(&modules);
     js_shards(&project, "mjs", true);
 }
+
+/// Writes TeamCity's build properties naming a Parallel Tests filter file
+/// (`key` is `includesFile` or `excludesFile`) that lists `classes`, in the
+/// format the build feature writes; returns the properties file.
+fn teamcity_batch(project: &Project, key: &str, classes: &[&str]) -> std::path::PathBuf {
+    let filter = project.path().join("parallel-tests.txt");
+    let mut text =
+        String::from("#version=1\n#algorithm=duration\n#current_batch=2\n#total_batches=3\n");
+    for class in classes {
+        text.push_str(class);
+        text.push('\n');
+    }
+    std::fs::write(&filter, text).unwrap();
+    let properties = project.path().join("build.properties");
+    // Java properties escape `:` (and `\`).
+    let escaped = filter
+        .to_string_lossy()
+        .replace('\\', "\\\\")
+        .replace(':', "\\:");
+    std::fs::write(
+        &properties,
+        format!("teamcity.build.id=7\nteamcity.build.parallelTests.{key}={escaped}\n"),
+    )
+    .unwrap();
+    properties
+}
+
+#[test]
+fn a_teamcity_parallel_tests_file_selects_this_batch_on_pytest() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false), ("b", false)]));
+    project.write("sub/test_two.py", &py_tests(&[("c", false)]));
+    project.write("test_three.py", &py_tests(&[("d", false)]));
+    let run = |properties: &std::path::Path| {
+        Tcrunner::pytest(project.path())
+            .env("TEAMCITY_BUILD_PROPERTIES_FILE", properties)
+            .run(LIMIT)
+    };
+    let included = run(&teamcity_batch(
+        &project,
+        "includesFile",
+        &["test_one.py", "sub/test_two.py: c"],
+    ));
+    included.assert_code(0).assert_clean();
+    assert_eq!(started(&included), ["test_c", "test_a", "test_b"]);
+    assert_eq!(
+        line(&included.text(), "TeamCity parallel tests:"),
+        Some("TeamCity parallel tests: batch 2 of 3, running 2 test files")
+    );
+    let excluded = run(&teamcity_batch(
+        &project,
+        "excludesFile",
+        &["test_one.py", "sub/test_two.py"],
+    ));
+    excluded.assert_code(0);
+    assert_eq!(started(&excluded), ["test_d"]);
+    // Properties without the feature: every test runs.
+    let properties = project.path().join("plain.properties");
+    std::fs::write(&properties, "teamcity.build.id=7\n").unwrap();
+    assert_eq!(started(&run(&properties)).len(), 4);
+}
+
+#[test]
+fn a_teamcity_parallel_tests_file_selects_this_batch_on_jest() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    project.write(
+        "one.test.js",
+        &js_tests(&[("a", false), ("b", false)], false),
+    );
+    project.write("sub/two.test.js", &js_tests(&[("c", false)], false));
+    project.write("three.test.js", &js_tests(&[("d", false)], false));
+    let properties = teamcity_batch(&project, "excludesFile", &["one.test.js", "three.test.js"]);
+    let run = Tcrunner::new(project.path())
+        .env("TEAMCITY_BUILD_PROPERTIES_FILE", &properties)
+        .run(LIMIT);
+    run.assert_code(0).assert_clean();
+    assert_eq!(started(&run), ["c"]);
+    assert_eq!(
+        line(&run.text(), "TeamCity parallel tests:"),
+        Some("TeamCity parallel tests: batch 2 of 3, 1 of 3 test files")
+    );
+}

@@ -5,6 +5,7 @@ mod merge;
 mod select;
 mod shard;
 mod store;
+pub(crate) mod teamcity;
 
 pub(crate) use merge::{merge, RanTest};
 pub(crate) use select::{plan, Options, Plan};

@@ -87,13 +87,66 @@ pub(super) fn prepare(
             Some(files) => shard_files(shard, files?, project, &history, request, &mut plan),
         }
     }
+    let mut only: Vec<String> = Vec::new();
+    let batch = match std::env::var_os("TEAMCITY_BUILD_PROPERTIES_FILE") {
+        Some(properties) => history::teamcity::batch(Path::new(&properties), |warning| {
+            note(&format!("warning: {warning}"))
+        })
+        .map_err(RunError::NoInput)?,
+        None => None,
+    };
+    if let Some(batch) = &batch {
+        let which = match (batch.current, batch.total) {
+            (Some(current), Some(total)) => format!("batch {current} of {total}"),
+            _ => "this batch".to_owned(),
+        };
+        match framework.test_files(request) {
+            // pytest: the plugin keeps or leaves out the files.
+            None => {
+                let files: Vec<String> = batch.files().map(str::to_owned).collect();
+                plan.notes.push(format!(
+                    "TeamCity parallel tests: {which}, {} {} test files",
+                    if batch.include {
+                        "running"
+                    } else {
+                        "leaving out"
+                    },
+                    files.len()
+                ));
+                if batch.include {
+                    plan.run_nothing |= files.is_empty();
+                    only = files;
+                } else {
+                    plan.skip.extend(files);
+                }
+            }
+            Some(files) => {
+                let files = files?;
+                let relative = relative_files(&files, project);
+                let mine: Vec<PathBuf> = relative
+                    .iter()
+                    .filter(|f| batch.runs(f))
+                    .map(PathBuf::from)
+                    .collect();
+                plan.notes.push(format!(
+                    "TeamCity parallel tests: {which}, {} of {} test files",
+                    mine.len(),
+                    files.len()
+                ));
+                plan.run_nothing |= mine.is_empty();
+                request.paths = mine;
+            }
+        }
+    }
     let mut order_file = None;
-    if !plan.first.is_empty() || !plan.skip.is_empty() || !shard_order.is_null() {
+    if !plan.first.is_empty() || !plan.skip.is_empty() || !shard_order.is_null() || !only.is_empty()
+    {
         let path = dir.join(format!("order-{}.json", std::process::id()));
         let order = serde_json::json!({
             "first": plan.first,
             "skip": plan.skip,
             "shard": shard_order,
+            "only": only,
         });
         let written =
             std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, order.to_string()));
@@ -115,12 +168,29 @@ pub(super) fn prepare(
             && request.paths.is_empty()
             && request.targets.is_empty()
             && plan.skip.is_empty()
-            && shard.is_none(),
+            && shard.is_none()
+            && batch.is_none(),
         stepwise: options.stepwise || options.stepwise_skip || options.stepwise_reset,
         plan,
         ran: Ran::default(),
         order_file,
     })
+}
+
+/// The framework's files relative to the project, `/`-separated (as the
+/// history records them). The framework may list them by their real paths.
+fn relative_files(files: &[PathBuf], project: &Path) -> Vec<String> {
+    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(project)
+                .or_else(|_| f.strip_prefix(&real))
+                .unwrap_or(f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
 }
 
 /// `--shard` by test file (jest, vitest): the framework's own list of the
@@ -134,18 +204,7 @@ fn shard_files(
     request: &mut Request,
     plan: &mut Plan,
 ) {
-    // The framework may list files by their real paths.
-    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
-    let relative: Vec<String> = files
-        .iter()
-        .map(|f| {
-            f.strip_prefix(project)
-                .or_else(|_| f.strip_prefix(&real))
-                .unwrap_or(f)
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
+    let relative = relative_files(&files, project);
     let mut per_file: std::collections::BTreeMap<&str, u64> = Default::default();
     for entry in history.tests.values() {
         *per_file.entry(entry.file.as_str()).or_default() += entry.duration_ms;
