@@ -2,7 +2,8 @@
 
 tcrunner writes a JSON file and names it in ``TCRUNNER_ORDER_FILE``:
 ``{"first": [ids], "skip": [ids], "only": [ids], "shard": null or {"index":
-K-1, "count": N, "durations": {id: ms}}}``. An id is a node id, or a file's path relative
+K-1, "count": N, "durations": {id: ms}}, "new_first": bool, "known":
+[ids]}``. An id is a node id, or a file's path relative
 to the root (every test of that file). After every other plugin has chosen
 and ordered the items (``-k``, ``-m``, the project's own hooks), the
 ``skip`` ones are deselected, as pytest's stepwise plugin deselects the
@@ -11,7 +12,10 @@ parallel tests batch); then ``--shard`` keeps this shard's items (split as
 ``src/history/shard.rs`` splits: longest first into the least loaded shard,
 ties by node id, a test with no recorded duration weighing the mean of
 those recorded, every test the same when none is); then the ``first`` ones
-are moved to the front in collection order, as pytest's ``--ff`` does.
+are moved to the front in collection order, as pytest's ``--ff`` does; or,
+with ``new_first``, the tests not ``known`` to the history go first, and
+each group is ordered by its files' modification time, newest first, as
+pytest's ``--nf`` does.
 """
 
 import json
@@ -69,6 +73,8 @@ class _Order(_Plugin):
         self._only = set(order.get("only") or ())
         self._shard = order.get("shard")
         self._say = say
+        self._new_first = bool(order.get("new_first"))
+        self._known = set(order.get("known") or ())
 
     @staticmethod
     def _named(item, names):
@@ -96,3 +102,16 @@ class _Order(_Plugin):
                 self._say(line)
         if self._first:
             items.sort(key=lambda item: not self._named(item, self._first))
+        if self._new_first:
+            mtimes = {}
+
+            def mtime(item):
+                path = str(getattr(item, "path", None) or item.fspath)
+                if path not in mtimes:
+                    try:
+                        mtimes[path] = os.stat(path).st_mtime
+                    except OSError:
+                        mtimes[path] = 0
+                return mtimes[path]
+
+            items.sort(key=lambda item: (item.nodeid in self._known, -mtime(item)))

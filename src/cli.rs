@@ -35,6 +35,21 @@ pub(crate) enum RawCommand {
     },
     /// Print tcrunner's man page (roff), made from the same definitions as `--help`.
     Man,
+    /// Print the test history: each framework's failures, slowest tests and stepwise position.
+    History(RawShowHistory),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RawShowHistory {
+    /// The project whose history to show [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Where the history lives [default: .tcrunner in the project].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Only this framework's history.
+    #[arg(long, value_enum)]
+    pub framework: Option<FrameworkName>,
 }
 
 /// Options shared by everything that writes a stream.
@@ -121,6 +136,9 @@ pub(crate) struct RawHistory {
     /// Run every test, those that failed last time first.
     #[arg(long = "ff", visible_alias = "failed-first")]
     pub failed_first: bool,
+    /// Run every test, those new to the history first, each group from the newest-modified file (pytest).
+    #[arg(long = "nf", visible_alias = "new-first")]
+    pub new_first: bool,
     /// With --lf and no failure recorded: run all tests, or none.
     #[arg(
         long = "lfnf",
@@ -257,6 +275,8 @@ pub(crate) enum Config {
     Check(CheckConfig),
     Completions(clap_complete::Shell),
     Man,
+    /// `tcrunner history`: the history folder and the framework asked for.
+    History(std::path::PathBuf, Option<FrameworkName>),
 }
 
 /// `--version`'s long form: the embedded reporters ship inside the binary,
@@ -339,6 +359,13 @@ impl Config {
             }),
             Some(RawCommand::Completions { shell }) => Config::Completions(shell),
             Some(RawCommand::Man) => Config::Man,
+            Some(RawCommand::History(h)) => {
+                let project = h.project.unwrap_or_else(|| PathBuf::from("."));
+                let dir = h
+                    .cache_dir
+                    .unwrap_or_else(|| project.join(crate::history::DEFAULT_DIR));
+                Config::History(dir, h.framework)
+            }
             None => {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
                 output.block_service_messages = args.run.block_service_messages;

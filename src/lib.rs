@@ -62,6 +62,10 @@ fn dispatch(config: cli::Config) -> i32 {
             clap_complete::generate(shell, &mut cli::command(), "tcrunner", &mut stdout);
             finish_output(stdout)
         }
+        cli::Config::History(dir, framework) => {
+            let name = framework.map(|f| f.framework().name());
+            history::show(&dir, name, stdout).map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
+        }
         cli::Config::Man => {
             let mut stdout = stdout;
             clap_mangen::Man::new(cli::command())

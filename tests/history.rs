@@ -611,3 +611,72 @@ fn a_teamcity_parallel_tests_file_selects_this_batch_on_jest() {
         Some("TeamCity parallel tests: batch 2 of 3, 1 of 3 test files")
     );
 }
+
+#[test]
+fn pytest_nf_runs_new_tests_first_then_the_newest_files() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false), ("b", false)]));
+    project.write("test_two.py", &py_tests(&[("c", false)]));
+    pytest(&project, &[]).assert_code(0);
+    // A new test in the older file, and the other file touched later.
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", false), ("n", false)]),
+    );
+    let old = std::time::SystemTime::now() - Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(project.path().join("test_one.py"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let run = pytest(&project, &["--nf"]);
+    run.assert_code(0).assert_clean();
+    assert_eq!(started(&run), ["test_n", "test_c", "test_a", "test_b"]);
+    assert_eq!(
+        line(&run.text(), "new-first:"),
+        Some("new-first: 3 tests known to the history")
+    );
+}
+
+#[test]
+fn tcrunner_history_shows_failures_the_slowest_and_the_stepwise_position() {
+    let project = Project::copy("history/pytest");
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", true), ("c", false)]),
+    );
+    let shown = |args: &[&str]| {
+        let out = util::tcrunner(&["history", "--project"])
+            .arg(project.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(
+        shown(&[]).starts_with("no test history in "),
+        "{}",
+        shown(&[])
+    );
+    pytest(&project, &["--sw"]).assert_code(1);
+    let text = shown(&[]);
+    assert!(text.starts_with("pytest: 2 tests in "), "{text}");
+    assert!(
+        text.contains("  failed last time: 1\n    test_one.py::test_b\n"),
+        "{text}"
+    );
+    assert!(text.contains(" s  test_one.py::test_a\n"), "{text}");
+    assert!(
+        text.contains("  stepwise: stopped at test_one.py::test_b, 1 tests done before it\n"),
+        "{text}"
+    );
+    assert_eq!(
+        shown(&["--framework", "jest"]),
+        format!(
+            "no test history in {}\n",
+            project.path().join(".tcrunner").display()
+        )
+    );
+}

@@ -186,6 +186,12 @@ pub(crate) trait Framework {
     fn mixes_files_and_tests(&self) -> bool {
         false
     }
+    /// Whether our reporter orders and deselects the framework's tests as
+    /// the test history asks (`Request::order_file`: `--ff`, `--nf`, a
+    /// resumed `--sw`). By default it cannot: the framework orders them.
+    fn follows_order_file(&self) -> bool {
+        false
+    }
     /// The test files a run of `request` would run, absolute, asked of the
     /// framework itself beforehand (`--shard` splits them), or `None` when
     /// the framework's reporter splits the tests itself (pytest). By

@@ -459,6 +459,10 @@ impl Framework for Pytest {
         true
     }
 
+    fn follows_order_file(&self) -> bool {
+        true
+    }
+
     fn users_know_ids(&self) -> bool {
         true
     }

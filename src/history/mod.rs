@@ -4,10 +4,12 @@
 mod merge;
 mod select;
 mod shard;
+mod show;
 mod store;
 pub(crate) mod teamcity;
 
 pub(crate) use merge::{merge, RanTest};
 pub(crate) use select::{plan, Options, Plan};
 pub(crate) use shard::{split, Shard};
+pub(crate) use show::show;
 pub(crate) use store::{load, path, save, History, Verdict, DEFAULT_DIR};

@@ -138,15 +138,43 @@ pub(super) fn prepare(
             }
         }
     }
+    // --nf: the plugin puts the tests the history does not know first.
+    let ordered = framework.follows_order_file();
+    if !ordered && (raw.new_first || raw.failed_first) {
+        plan.notes.push(format!(
+            "{}: the order of files is {}'s own",
+            if raw.new_first {
+                "new-first"
+            } else {
+                "failed-first"
+            },
+            framework.name()
+        ));
+    }
+    let known: Vec<&String> = if raw.new_first && ordered {
+        plan.notes.push(format!(
+            "new-first: {} tests known to the history",
+            history.tests.len()
+        ));
+        history.tests.keys().collect()
+    } else {
+        Vec::new()
+    };
     let mut order_file = None;
-    if !plan.first.is_empty() || !plan.skip.is_empty() || !shard_order.is_null() || !only.is_empty()
-    {
+    let ordering = raw.new_first
+        || !plan.first.is_empty()
+        || !plan.skip.is_empty()
+        || !shard_order.is_null()
+        || !only.is_empty();
+    if ordered && ordering {
         let path = dir.join(format!("order-{}.json", std::process::id()));
         let order = serde_json::json!({
             "first": plan.first,
             "skip": plan.skip,
             "shard": shard_order,
             "only": only,
+            "new_first": raw.new_first,
+            "known": known,
         });
         let written =
             std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, order.to_string()));
