@@ -1,21 +1,23 @@
 """The test history's order inside pytest: tests to run first and tests to leave out.
 
 tcrunner writes a JSON file and names it in ``TCRUNNER_ORDER_FILE``:
-``{"first": [ids], "skip": [ids], "only": [ids], "shard": null or {"index":
-K-1, "count": N, "durations": {id: ms}}, "new_first": bool, "known":
-[ids]}``. An id is a node id, or a file's path relative
-to the root (every test of that file). After every other plugin has chosen
-and ordered the items (``-k``, ``-m``, the project's own hooks), the
-``skip`` ones are deselected, as pytest's stepwise plugin deselects the
-tests already passed, and so are those ``only`` leaves out (TeamCity's
-parallel tests batch); then ``--shard`` keeps this shard's items (split as
-``src/history/shard.rs`` splits: longest first into the least loaded shard,
-ties by node id, a test with no recorded duration weighing the mean of
-those recorded, every test the same when none is); then the ``first`` ones
-are moved to the front in collection order, as pytest's ``--ff`` does; or,
-with ``new_first``, the tests not ``known`` to the history go first, and
-each group is ordered by its files' modification time, newest first, as
-pytest's ``--nf`` does.
+``{"first": [ids], "skip": [ids], "only": [ids], "batch": [ids], "shard":
+null or {"index": K-1, "count": N, "durations": {id: ms}}, "new_first":
+bool, "known": [ids]}``. An id is a node id, or a file's path relative to
+the root (every test of that file). After every other plugin has chosen and
+ordered the items (``-k``, ``-m``, the project's own hooks):
+
+- the ``skip`` ones are deselected, as pytest's stepwise plugin deselects
+  the tests already passed, and so are those ``only`` (``--lf``) and
+  ``batch`` (TeamCity's parallel tests batch) leave out;
+- ``--shard`` keeps this shard's items, split as ``src/history/shard.rs``
+  splits: longest first into the least loaded shard, ties by node id, a test
+  with no recorded duration weighing the mean of those recorded, every test
+  the same when none is;
+- the ``first`` ones are moved to the front in collection order, as pytest's
+  ``--ff`` does; with ``new_first`` the tests not ``known`` to the history
+  go first, each group ordered by its files' modification time, newest
+  first, as pytest's ``--nf`` does.
 """
 
 import json
@@ -71,6 +73,7 @@ class _Order(_Plugin):
         self._first = set(order.get("first") or ())
         self._skip = set(order.get("skip") or ())
         self._only = set(order.get("only") or ())
+        self._batch = set(order.get("batch") or ())
         self._shard = order.get("shard")
         self._say = say
         self._new_first = bool(order.get("new_first"))
@@ -90,8 +93,9 @@ class _Order(_Plugin):
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config, items):
         self._deselect(config, items, lambda item: self._named(item, self._skip))
-        if self._only:
-            self._deselect(config, items, lambda item: not self._named(item, self._only))
+        for keep in (self._only, self._batch):
+            if keep:
+                self._deselect(config, items, lambda item: not self._named(item, keep))
         if self._shard:
             kept, line = _split(items, self._shard)
             if len(kept) != len(items):

@@ -34,6 +34,10 @@ pub(crate) struct Plan {
     pub stop_after_failures: Option<u32>,
     /// Stable ids a resumed `--sw` run leaves out.
     pub skip: Vec<String>,
+    /// The only tests (stable ids, or files) to keep of those the
+    /// framework collects (`--lf`, where the reporter follows the
+    /// history's order file).
+    pub only: Vec<String>,
     /// The stepwise state is to be dropped before the run.
     pub reset_stepwise: bool,
 }
@@ -131,8 +135,23 @@ pub(crate) fn plan(
                     }
                 }
             }
-            request.paths = files;
-            request.targets = targets;
+            if files_as_paths {
+                request.paths = files;
+                request.targets = targets;
+            } else {
+                // The files, with the reporter keeping only the failures:
+                // they run in collection order, as under pytest's own
+                // `--lf`, and a failure since renamed is no error.
+                let mut files: Vec<String> = Vec::new();
+                for (_, entry) in &failed {
+                    if !files.contains(&entry.file) {
+                        files.push(entry.file.clone());
+                    }
+                }
+                request.paths.clear();
+                request.targets = files;
+                plan.only = targets;
+            }
             format!(
                 "{} failed tests of {}",
                 thousands(failed.len()),
@@ -260,8 +279,9 @@ mod tests {
             [PathBuf::from("a.test.js"), "b.test.js".into()]
         );
         let mut request = Request::default();
-        plan(&lf, &h, &mut request, false);
-        assert_eq!(request.targets, ["a.test.js", "b.test.js::one"]);
+        let plan = plan(&lf, &h, &mut request, false);
+        assert_eq!(request.targets, ["a.test.js", "b.test.js"]);
+        assert_eq!(plan.only, ["a.test.js", "b.test.js::one"]);
     }
 
     #[test]

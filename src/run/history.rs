@@ -87,7 +87,7 @@ pub(super) fn prepare(
             Some(files) => shard_files(shard, files?, project, &history, request, &mut plan),
         }
     }
-    let mut only: Vec<String> = Vec::new();
+    let mut batch_only: Vec<String> = Vec::new();
     let batch = match std::env::var_os("TEAMCITY_BUILD_PROPERTIES_FILE") {
         Some(properties) => history::teamcity::batch(Path::new(&properties), |warning| {
             note(&format!("warning: {warning}"))
@@ -115,7 +115,7 @@ pub(super) fn prepare(
                 ));
                 if batch.include {
                     plan.run_nothing |= files.is_empty();
-                    only = files;
+                    batch_only = files;
                 } else {
                     plan.skip.extend(files);
                 }
@@ -165,14 +165,16 @@ pub(super) fn prepare(
         || !plan.first.is_empty()
         || !plan.skip.is_empty()
         || !shard_order.is_null()
-        || !only.is_empty();
+        || !plan.only.is_empty()
+        || !batch_only.is_empty();
     if ordered && ordering {
         let path = dir.join(format!("order-{}.json", std::process::id()));
         let order = serde_json::json!({
             "first": plan.first,
             "skip": plan.skip,
             "shard": shard_order,
-            "only": only,
+            "only": plan.only,
+            "batch": batch_only,
             "new_first": raw.new_first,
             "known": known,
         });
