@@ -680,3 +680,37 @@ fn tcrunner_history_shows_failures_the_slowest_and_the_stepwise_position() {
         )
     );
 }
+
+#[test]
+fn jest_stepwise_resumes_by_leaving_out_the_files_that_passed() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    // With nothing cached jest runs the larger file first: p, then q.
+    let padding = format!("// {}\n", "-".repeat(4000));
+    project.write(
+        "p.test.js",
+        &format!("{padding}test('p1', () => {{}});\ntest('p2', () => {{}});\n"),
+    );
+    project.write("q.test.js", "test('q1', () => { throw new Error('no'); });\ntest('q2', () => {});\n");
+    let sw = || Tcrunner::new(project.path()).args(["--sw", "--", "-i"]).run(LIMIT);
+    let run = sw();
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["p1", "p2", "q1"], "{}", run.describe());
+    // p's tests all passed: p is left out; q runs whole, stopping again.
+    let run = sw();
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["q1"], "{}", run.describe());
+    assert_eq!(
+        line(&run.text(), "stepwise: 1 of 2"),
+        Some("stepwise: 1 of 2 test files left to run")
+    );
+    project.write("q.test.js", "test('q1', () => {});\ntest('q2', () => {});\n");
+    let run = sw();
+    run.assert_code(0);
+    assert_eq!(started(&run), ["q1", "q2"]);
+    // Through to the end: the next --sw starts over with every file.
+    let run = sw();
+    assert_eq!(started(&run).len(), 4);
+}

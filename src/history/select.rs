@@ -189,8 +189,14 @@ pub(crate) fn plan(
                 state.test_count
             )
         } else if files_as_paths {
-            // jest and vitest: no exact way to leave single tests out.
-            "not skipping passed items in this framework, running from the start.".to_owned()
+            // jest and vitest cannot leave single tests out: whole files
+            // whose every test is done are left out (the run decides which,
+            // from the framework's list of files).
+            plan.skip = state.passed.clone();
+            format!(
+                "skipping the files whose {} already passed items are all their tests (use --sw-reset to discard).",
+                thousands(state.passed.len())
+            )
         } else {
             plan.skip = state.passed.clone();
             format!(

@@ -61,6 +61,39 @@ pub(super) fn prepare(
         .map(Shard::parse)
         .transpose()
         .map_err(RunError::Usage)?;
+    // A resumed `--sw` on a framework that cannot leave single tests out:
+    // the files whose recorded tests have all passed are left out.
+    if !framework.follows_order_file() && !plan.skip.is_empty() {
+        match framework.test_files(request) {
+            Some(files) if request.targets.is_empty() => {
+                let done: std::collections::BTreeSet<&str> =
+                    plan.skip.iter().map(String::as_str).collect();
+                let files = files?;
+                let left: Vec<PathBuf> = relative_files(&files, project)
+                    .into_iter()
+                    .filter(|file| {
+                        let mut tests = history.tests.iter().filter(|(_, e)| &e.file == file);
+                        let mut any = false;
+                        let all_done = tests.all(|(id, _)| {
+                            any = true;
+                            done.contains(id.as_str())
+                        });
+                        !(any && all_done)
+                    })
+                    .map(PathBuf::from)
+                    .collect();
+                plan.notes.push(format!(
+                    "stepwise: {} of {} test files left to run",
+                    left.len(),
+                    files.len()
+                ));
+                plan.run_nothing |= left.is_empty();
+                request.paths = left;
+            }
+            _ => {}
+        }
+        plan.skip.clear();
+    }
     // The reporter's own split (pytest's plugin), by test.
     let mut shard_order = serde_json::Value::Null;
     if let Some(shard) = shard {
