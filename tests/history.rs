@@ -693,8 +693,15 @@ fn jest_stepwise_resumes_by_leaving_out_the_files_that_passed() {
         "p.test.js",
         &format!("{padding}test('p1', () => {{}});\ntest('p2', () => {{}});\n"),
     );
-    project.write("q.test.js", "test('q1', () => { throw new Error('no'); });\ntest('q2', () => {});\n");
-    let sw = || Tcrunner::new(project.path()).args(["--sw", "--", "-i"]).run(LIMIT);
+    project.write(
+        "q.test.js",
+        "test('q1', () => { throw new Error('no'); });\ntest('q2', () => {});\n",
+    );
+    let sw = || {
+        Tcrunner::new(project.path())
+            .args(["--sw", "--", "-i"])
+            .run(LIMIT)
+    };
     let run = sw();
     run.assert_code(1).assert_clean();
     assert_eq!(started(&run), ["p1", "p2", "q1"], "{}", run.describe());
@@ -706,11 +713,54 @@ fn jest_stepwise_resumes_by_leaving_out_the_files_that_passed() {
         line(&run.text(), "stepwise: 1 of 2"),
         Some("stepwise: 1 of 2 test files left to run")
     );
-    project.write("q.test.js", "test('q1', () => {});\ntest('q2', () => {});\n");
+    project.write(
+        "q.test.js",
+        "test('q1', () => {});\ntest('q2', () => {});\n",
+    );
     let run = sw();
     run.assert_code(0);
     assert_eq!(started(&run), ["q1", "q2"]);
     // Through to the end: the next --sw starts over with every file.
     let run = sw();
     assert_eq!(started(&run).len(), 4);
+}
+
+#[test]
+fn a_collect_only_run_keeps_the_history() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    pytest(&project, &[]).assert_code(1);
+    pytest(&project, &["--collect-only"]).assert_code(0);
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["test_a"]);
+}
+
+#[test]
+fn a_run_killed_mid_way_and_a_torn_temporary_file_leave_the_history_whole() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    pytest(&project, &[]).assert_code(1);
+    let file = project.path().join(".tcrunner/history-pytest.json");
+    let before = std::fs::read_to_string(&file).unwrap();
+    // A write cut short by a crash: only its temporary file is torn.
+    project.write(
+        ".tcrunner/.history-pytest.json.99999.tmp",
+        "{\"version\": 1, \"tes",
+    );
+    project.write(
+        "test_two.py",
+        "import time\n\ndef test_slow():\n    time.sleep(30)\n",
+    );
+    let mut tcrunner = Tcrunner::pytest(project.path());
+    let marker = tcrunner.marker().to_owned();
+    let mut running = tcrunner.spawn();
+    running.wait_for("name='test_slow'", LIMIT);
+    running.signal(libc::SIGKILL);
+    // tcrunner is gone; pytest, in its own process group, is not.
+    util::kill_marked(&marker);
+    let _ = running.finish(LIMIT);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let run = pytest(&project, &["--lf", "--path", "test_one.py"]);
+    assert_eq!(started(&run), ["test_a"]);
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
 }

@@ -47,8 +47,11 @@ pub(super) fn prepare(
         stepwise_skip: raw.stepwise_skip,
         stepwise_reset: raw.stepwise_reset,
     };
-    let full_before =
-        request.paths.is_empty() && request.targets.is_empty() && request.raw.is_empty();
+    // Collecting runs no test: it must not drop every test from the history.
+    let full_before = request.paths.is_empty()
+        && request.targets.is_empty()
+        && request.raw.is_empty()
+        && !request.collect_only;
     let mut plan = history::plan(
         &options,
         &history,
@@ -366,7 +369,9 @@ impl Session {
             Err(_) => return,
         };
         let mut history: History = history::load(&self.file, self.framework, drop);
-        history::merge(&mut history, &ran, self.full && ended);
+        // A run that finished no test at all (the framework collected
+        // nothing, or failed before its tests) drops nothing either.
+        history::merge(&mut history, &ran, self.full && ended && !ran.is_empty());
         if self.stepwise {
             let state = &mut history.stepwise;
             if self.plan.reset_stepwise {
