@@ -17,6 +17,8 @@ parts with pytest, each a module of its own beside it:
   and the values it compared, caught where the test runs;
 - ``_tcrunner_pytest_timeout``: the per-test time limit (tcrunner's
   ``--timeout``);
+- ``_tcrunner_pytest_order``: the test history's order (tcrunner's
+  ``--ff`` and ``--sw``);
 - ``_tcrunner_pytest_channel``: the side channel, whole lines written to a
   pipe, or framed into pytest's stdout;
 - ``_tcrunner_pytest_nodes``: what node ids and reports say, as plain
@@ -35,6 +37,7 @@ import os
 import pytest
 
 from _tcrunner_pytest_channel import _Writer
+from _tcrunner_pytest_order import _Order, _order
 from _tcrunner_pytest_common import _Plugin
 from _tcrunner_pytest_probe import _PhaseProbe, _Probe, _WorkerProbe
 from _tcrunner_pytest_reporter import _Reporter, _reporting
@@ -43,6 +46,7 @@ from _tcrunner_pytest_timeout import _Alarm, _test_timeout
 _REPORTER = "tcrunner-reporter"
 _PROBE = "tcrunner-probe"
 _ALARM = "tcrunner-alarm"
+_ORDER = "tcrunner-order"
 
 
 def _enabled():
@@ -90,6 +94,12 @@ def pytest_configure(config):
         manager.register(_NoLetters(), "tcrunner-no-letters")
     if limit is not None:
         manager.register(_Alarm(config, *limit), _ALARM)
+    order = _order()
+    if order is not None:
+        # xdist's workers too: each collects, and all must agree on the
+        # order; the controller alone says what it chose.
+        say = None if hasattr(config, "workerinput") else _say
+        manager.register(_Order(order, say), _ORDER)
     if hasattr(config, "workerinput") or _reporting:
         return  # an xdist worker (the controller reports), or a nested session
     writer = _open_channel()
@@ -111,6 +121,8 @@ _MARKERS = (
 def _register_markers(config):
     for line in _MARKERS:
         config.addinivalue_line("markers", line)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     """Registers what projects set up for PyCharm carry for JetBrains' own
@@ -139,6 +151,13 @@ def pytest_load_initial_conftests(early_config, parser, args):
     ):
         if name not in known:
             parser.addini(name, text, type="bool")
+
+
+def _say(text):
+    """A run-level line for the stream (what ``--shard`` chose)."""
+    writer = _open_channel()
+    if writer is not None:
+        writer.send({"ev": "log", "level": "info", "text": text})
 
 
 def _stop_early_if_asked(config):

@@ -48,6 +48,8 @@ pub(crate) enum RawCommand {
     /// which plugins tcrunner switches off, and what is missing, with the
     /// command that fixes it (exit 0 when nothing is).
     Doctor(RawDoctor),
+    /// Print the test history: each framework's failures, slowest tests and stepwise position.
+    History(RawShowHistory),
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,6 +80,19 @@ pub(crate) struct RawDoctor {
     /// The node binary for jest/vitest [default: node on PATH].
     #[arg(long, value_name = "PATH")]
     pub node: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RawShowHistory {
+    /// The project whose history to show [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// Where the history lives [default: .tcrunner in the project].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Only this framework's history.
+    #[arg(long, value_enum)]
+    pub framework: Option<FrameworkName>,
 }
 
 /// Options shared by everything that writes a stream.
@@ -206,10 +221,66 @@ pub(crate) struct RawRun {
     #[arg(long, value_name = "FILE")]
     pub events_out: Option<PathBuf>,
     #[command(flatten)]
+    pub history: RawHistory,
+    #[command(flatten)]
     pub output: RawOutput,
     /// Raw framework arguments, passed verbatim.
     #[arg(last = true, value_name = "FRAMEWORK ARGS")]
     pub raw: Vec<String>,
+}
+
+/// The test history's options (pytest's names and meanings, for every
+/// framework; docs/history.md).
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Test history (docs/history.md)")]
+pub(crate) struct RawHistory {
+    /// Run only the tests that failed last time (a file that failed to load counts as failed).
+    #[arg(long = "lf", visible_alias = "last-failed")]
+    pub last_failed: bool,
+    /// Run every test, those that failed last time first.
+    #[arg(long = "ff", visible_alias = "failed-first")]
+    pub failed_first: bool,
+    /// Run every test, those new to the history first, each group from the newest-modified file (pytest).
+    #[arg(long = "nf", visible_alias = "new-first")]
+    pub new_first: bool,
+    /// With --lf and no failure recorded: run all tests, or none.
+    #[arg(
+        long = "lfnf",
+        visible_alias = "last-failed-no-failures",
+        value_enum,
+        value_name = "all|none",
+        default_value = "all"
+    )]
+    pub last_failed_no_failures: NoFailures,
+    /// Stop at the first failure; the next --sw run resumes from that test.
+    #[arg(long = "sw", visible_alias = "stepwise")]
+    pub stepwise: bool,
+    /// As --sw, but let one failure pass before stopping.
+    #[arg(long = "sw-skip", visible_alias = "stepwise-skip")]
+    pub stepwise_skip: bool,
+    /// As --sw, starting over instead of resuming.
+    #[arg(long = "sw-reset", visible_alias = "stepwise-reset")]
+    pub stepwise_reset: bool,
+    /// Run shard K of N: the tests (pytest) or test files (jest, vitest)
+    /// split by recorded durations, longest first into the least loaded shard.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Where the test history lives [default: .tcrunner in the project].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Empty the test history before the run.
+    #[arg(long)]
+    pub cache_clear: bool,
+}
+
+/// `--lfnf`: what `--lf` runs when no failure is recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum NoFailures {
+    /// Every test.
+    #[default]
+    All,
+    /// Nothing (exit 5, no tests).
+    None,
 }
 
 #[derive(Debug, Args)]
@@ -312,6 +383,7 @@ impl OutputConfig {
 // Made once per process: a run's settings are held inline.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per process: boxing it would buy nothing
 pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
@@ -322,6 +394,8 @@ pub(crate) enum Config {
     /// `ide install`: the folder to write the runner scripts into.
     IdeInstall(PathBuf),
     Doctor(RawDoctor),
+    /// `tcrunner history`: the history folder and the framework asked for.
+    History(std::path::PathBuf, Option<FrameworkName>),
 }
 
 /// `--version`'s long form: the embedded reporters ship inside the binary,
@@ -409,6 +483,13 @@ impl Config {
                 Config::IdeInstall(dir.unwrap_or_else(|| PathBuf::from(".")))
             }
             Some(RawCommand::Doctor(doctor)) => Config::Doctor(doctor),
+            Some(RawCommand::History(h)) => {
+                let project = h.project.unwrap_or_else(|| PathBuf::from("."));
+                let dir = h
+                    .cache_dir
+                    .unwrap_or_else(|| project.join(crate::history::DEFAULT_DIR));
+                Config::History(dir, h.framework)
+            }
             None => {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
                 output.block_service_messages = args.run.block_service_messages;

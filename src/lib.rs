@@ -15,6 +15,7 @@ mod frameworks;
 #[doc(hidden)]
 pub mod fuzzing;
 mod hash;
+mod history;
 mod ide;
 mod process;
 mod report;
@@ -68,6 +69,10 @@ fn dispatch(config: cli::Config) -> i32 {
         }
         cli::Config::Doctor(doctor) => {
             doctor::run(&doctor, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::History(dir, framework) => {
+            let name = framework.map(|f| f.framework().name());
+            history::show(&dir, name, stdout).map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
         }
         cli::Config::Man => {
             let mut stdout = stdout;

@@ -427,6 +427,43 @@ fn spec(plan: &Plan, args: &[String], request: &Request) -> Spec {
     }
 }
 
+/// Runs a listing command of the framework's (`jest --listTests`,
+/// `vitest list --filesOnly --json`) and returns its stdout.
+fn list(
+    plan: &Plan,
+    args: &[String],
+    request: &Request,
+    framework: &str,
+) -> Result<String, SetupError> {
+    let output = std::process::Command::new(&plan.node)
+        .args(args)
+        .current_dir(&request.project)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| SetupError::Unavailable(format!("cannot run {}: {e}", plan.node.display())))?;
+    if !output.status.success() {
+        return Err(SetupError::Unavailable(format!(
+            "{framework} could not list its test files ({})",
+            output.status
+        )));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Whether `file` lies within the `--path`s of `request` (all, when none),
+/// exactly: `src/a` holds `src/a/x.test.js`, not `src/ab.test.js`.
+fn within_paths(request: &Request, file: &Path) -> bool {
+    if request.paths.is_empty() {
+        return true;
+    }
+    let file = lexical(file);
+    request.paths.iter().any(|path| {
+        let path = lexical(&request.project.join(path));
+        file == path || file.starts_with(&path)
+    })
+}
+
 impl Framework for Jest {
     fn name(&self) -> &'static str {
         "jest"
@@ -490,6 +527,34 @@ impl Framework for Jest {
     fn timeout_prefix(&self) -> &'static str {
         // `thrown: "Exceeded timeout of 5000 ms for a test. …"`
         "Exceeded timeout of "
+    }
+
+    fn test_files(&self, request: &Request) -> Option<Result<Vec<PathBuf>, SetupError>> {
+        let listed = || {
+            let plan = plan(request, "jest", "jest")?;
+            let mut args = vec![plan
+                .package
+                .dir
+                .join("bin/jest.js")
+                .to_string_lossy()
+                .into_owned()];
+            args.extend(
+                request
+                    .paths
+                    .iter()
+                    .map(|p| jest_path_pattern(&request.project, p)),
+            );
+            args.extend(request.raw.iter().cloned());
+            args.push("--listTests".into());
+            let text = list(&plan, &args, request, "jest")?;
+            Ok(text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with('/'))
+                .map(PathBuf::from)
+                .collect())
+        };
+        Some(listed())
     }
 
     fn no_tests_line(&self, stdout: &str) -> Option<String> {
@@ -575,6 +640,45 @@ impl Framework for Vitest {
     fn timeout_prefix(&self) -> &'static str {
         // `Test timed out in 5000ms.`
         "Test timed out in "
+    }
+
+    fn test_files(&self, request: &Request) -> Option<Result<Vec<PathBuf>, SetupError>> {
+        let listed = || {
+            let plan = plan(request, "vitest", "vitest")?;
+            let mut args = vec![
+                plan.package
+                    .dir
+                    .join("vitest.mjs")
+                    .to_string_lossy()
+                    .into_owned(),
+                "list".into(),
+                "--filesOnly".into(),
+                "--json".into(),
+            ];
+            args.extend(
+                request
+                    .paths
+                    .iter()
+                    .map(|p| vitest_path_filter(&request.project, p)),
+            );
+            args.extend(request.raw.iter().cloned());
+            let text = list(&plan, &args, request, "vitest")?;
+            // The JSON array, after whatever vitest printed before it.
+            let json = text.find('[').map_or("[]", |at| &text[at..]);
+            let files: Vec<serde_json::Value> = serde_json::from_str(json.trim()).map_err(|e| {
+                SetupError::Unavailable(format!("vitest listed its test files unreadably: {e}"))
+            })?;
+            let mut files: Vec<PathBuf> = files
+                .iter()
+                .filter_map(|f| f["file"].as_str().map(PathBuf::from))
+                .filter(|f| within_paths(request, f))
+                .collect();
+            // A file two projects run is one unit.
+            files.sort();
+            files.dedup();
+            Ok(files)
+        };
+        Some(listed())
     }
 
     fn informational(&self, raw: &[String]) -> bool {

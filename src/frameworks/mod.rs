@@ -47,6 +47,10 @@ pub(crate) struct Request {
     pub collect_only: bool,
     /// Per-test timeout in seconds, for frameworks that enforce one themselves.
     pub test_timeout: Option<f64>,
+    /// A JSON file of the tests to run first and to leave out, from the
+    /// test history (`--ff`, `--sw`), for frameworks that order and
+    /// deselect tests themselves (pytest's plugin reads it).
+    pub order_file: Option<PathBuf>,
     /// `--python`.
     pub python: Option<PathBuf>,
     /// `--node`.
@@ -180,6 +184,25 @@ pub(crate) trait Framework {
     /// An option that keeps our reporter from loading, to name as an example
     /// when the framework exited 0 without it. By default none is named.
     fn disabling_option(&self) -> Option<&'static str> {
+        None
+    }
+    /// Whether the framework can run whole files and named tests in one
+    /// run (pytest); otherwise a file that failed to load makes `--lf`
+    /// rerun whole files. By default it cannot.
+    fn mixes_files_and_tests(&self) -> bool {
+        false
+    }
+    /// Whether our reporter orders and deselects the framework's tests as
+    /// the test history asks (`Request::order_file`: `--ff`, `--nf`, a
+    /// resumed `--sw`). By default it cannot: the framework orders them.
+    fn follows_order_file(&self) -> bool {
+        false
+    }
+    /// The test files a run of `request` would run, absolute, asked of the
+    /// framework itself beforehand (`--shard` splits them), or `None` when
+    /// the framework's reporter splits the tests itself (pytest). By
+    /// default the framework has no way to list them: `None`.
+    fn test_files(&self, _request: &Request) -> Option<Result<Vec<PathBuf>, SetupError>> {
         None
     }
     /// Whether the ids our reporter gives tests are names the framework's

@@ -33,6 +33,7 @@ const PLUGIN: Runner = runner!(
         runner!("_tcrunner_pytest_channel.py"),
         runner!("_tcrunner_pytest_common.py"),
         runner!("_tcrunner_pytest_nodes.py"),
+        runner!("_tcrunner_pytest_order.py"),
         runner!("_tcrunner_pytest_probe.py"),
         runner!("_tcrunner_pytest_reporter.py"),
         runner!("_tcrunner_pytest_timeout.py"),
@@ -46,6 +47,10 @@ const PYTEST_EXIT: &str = "pytest.exit: ";
 /// Set when tcrunner added `--continue-on-collection-errors`, which the
 /// plugin turns off again when the project's `addopts` stop early.
 const ADDED_CONTINUE_VAR: &str = "TCRUNNER_ADDED_CONTINUE";
+
+/// The test history's order for the plugin (`--ff`, `--sw`): a JSON file
+/// read by `runners/_tcrunner_pytest_order.py`.
+const ORDER_FILE_VAR: &str = "TCRUNNER_ORDER_FILE";
 
 /// Whether the project looks like a pytest project.
 pub(crate) fn detect(project: &Path) -> bool {
@@ -376,6 +381,9 @@ impl Framework for Pytest {
         }
         // The plugin's per-test alarm fails only the test that ran too long.
         env.extend(test_timeout_env(request));
+        if let Some(order) = &request.order_file {
+            env.push((ORDER_FILE_VAR.into(), order.clone().into_os_string()));
+        }
         let spec = Spec {
             program: interpreter(request),
             args: os_args(&args),
@@ -458,6 +466,14 @@ impl Framework for Pytest {
     }
 
     /// Node ids.
+    fn mixes_files_and_tests(&self) -> bool {
+        true
+    }
+
+    fn follows_order_file(&self) -> bool {
+        true
+    }
+
     fn users_know_ids(&self) -> bool {
         true
     }

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 
 use super::ctrf_file::CtrfFile;
 use super::events_file::EventsFile;
+use super::history_file::HistoryFile;
 use super::json_file::JsonFile;
 use super::junit_file::JunitFile;
 use super::output::{Opened, Output, TreeEvent};
@@ -33,6 +34,8 @@ pub(crate) enum FileOutput {
     Junit(JunitFile),
     /// `--json` (boxed: it holds its grader and tallies).
     Json(Box<JsonFile>),
+    /// The test history (`.tcrunner/`), merged in after the run.
+    History(HistoryFile),
 }
 
 /// The primary stream plus the file outputs.
@@ -152,6 +155,7 @@ impl Output for FileOutput {
             FileOutput::Ctrf(file) => file.source(event),
             FileOutput::Junit(file) => file.source(event),
             FileOutput::Json(file) => file.source(event),
+            FileOutput::History(file) => file.source(event),
         }
     }
 
@@ -161,6 +165,7 @@ impl Output for FileOutput {
             FileOutput::Ctrf(file) => file.event(event),
             FileOutput::Junit(file) => file.event(event),
             FileOutput::Json(file) => file.event(event),
+            FileOutput::History(file) => file.event(event),
         }
     }
 
@@ -175,6 +180,7 @@ impl Output for FileOutput {
             FileOutput::Ctrf(file) => file.test(node, output, result),
             FileOutput::Junit(file) => file.test(node, output, result),
             FileOutput::Json(file) => file.test(node, output, result),
+            FileOutput::History(file) => file.test(node, output, result),
         }
     }
 
@@ -184,6 +190,7 @@ impl Output for FileOutput {
             FileOutput::Ctrf(file) => file.text(bytes),
             FileOutput::Junit(file) => file.text(bytes),
             FileOutput::Json(file) => file.text(bytes),
+            FileOutput::History(file) => file.text(bytes),
         }
     }
 
@@ -193,6 +200,7 @@ impl Output for FileOutput {
             FileOutput::Ctrf(file) => file.flush(),
             FileOutput::Junit(file) => file.flush(),
             FileOutput::Json(file) => file.flush(),
+            FileOutput::History(file) => file.flush(),
         }
     }
 
@@ -202,6 +210,7 @@ impl Output for FileOutput {
             FileOutput::Ctrf(file) => file.finish(),
             FileOutput::Junit(file) => file.finish(),
             FileOutput::Json(file) => file.finish(),
+            FileOutput::History(file) => file.finish(),
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::report::{
 };
 
 mod diagnose;
+mod history;
 mod state;
 
 use diagnose::did_not_start;
@@ -93,6 +94,9 @@ enum Ending {
     Killed,
     /// Our stdout, or the IDE's socket, closed.
     OutputGone,
+    /// `--sw`: a test failed (a second one with `--sw-skip`), and the run
+    /// stops there.
+    Stepwise,
 }
 
 /// What ran out of time.
@@ -155,7 +159,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     let framework = framework.framework();
     let collect_only = raw.collect_only || framework.collects_only(&raw.raw);
     let informational = framework.informational(&raw.raw);
-    let request = Request {
+    let mut request = Request {
         project: project.clone(),
         paths: raw.paths.clone(),
         targets: raw.targets.clone(),
@@ -164,7 +168,9 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         test_timeout: raw.timeout,
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
+        order_file: None,
     };
+    let session = history::prepare(&raw.history, &project, framework, &mut request)?;
     if raw.print_command {
         let launch = framework.launch(&request)?;
         return print_command(&launch.spec, out).map_err(RunError::Output);
@@ -179,7 +185,10 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     } else {
         output.grading.policy
     };
-    let files = report::open_files(&output).map_err(RunError::OutputFile)?;
+    let mut files = report::open_files(&output).map_err(RunError::OutputFile)?;
+    files.push(report::FileOutput::History(
+        session.output(&project, framework),
+    ));
     let launch = match framework.launch(&request) {
         Ok(launch) => launch,
         Err(error) => {
@@ -229,12 +238,31 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
     }
-    let banner = format!(
+    let mut banner = String::new();
+    for line in session.notes() {
+        banner.push_str(line);
+        banner.push('\n');
+    }
+    if session.runs_nothing() {
+        // As pytest's `--lf --lfnf none` with nothing recorded: no tests.
+        let finished = pipeline.text(banner.as_bytes()).and_then(|()| {
+            let end = |_: &_, groups: Option<&_>| {
+                RunEnd::graded(policy, exit::NO_TESTS, Vec::new(), groups)
+            };
+            pipeline.finish(end)
+        });
+        return match finished {
+            Ok(_) => Ok(exit::NO_TESTS),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(quiet_exit()),
+            Err(e) => Err(RunError::Output(e)),
+        };
+    }
+    banner.push_str(&format!(
         "Launching {} with arguments {} in {}\n\n",
         framework.name(),
         launch.shown_args.join(" "),
         project.display()
-    );
+    ));
     match pipeline.text(banner.as_bytes()) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
@@ -282,6 +310,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             .map(|s| Instant::now() + Duration::from_secs_f64(s)),
         session_secs: raw.session_timeout.unwrap_or(0.0),
         grace: Duration::from_secs_f64(raw.grace_period),
+        stop_after_failures: session.stop_after_failures(),
     };
     let mut state = State::new(framework, socket);
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
@@ -308,6 +337,10 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         RunEnd::graded(policy, code, state.problems(code), groups)
     });
     let finished = concluded.and(finished);
+    session.finish(
+        ending == Ending::Exited && state.ended_by_itself(),
+        ending == Ending::Stepwise,
+    );
     drop(child); // kills whatever is left of the group
     let end = match finished {
         Ok((_, end)) => end,

@@ -24,6 +24,8 @@ pub(super) struct Limits {
     pub(super) session: Option<Instant>,
     pub(super) session_secs: f64,
     pub(super) grace: Duration,
+    /// `--sw`: stop once this many tests have failed.
+    pub(super) stop_after_failures: Option<u32>,
 }
 
 impl Limits {
@@ -71,6 +73,8 @@ pub(super) struct State {
     /// The IDE's socket the messages go to, if they do: watched, as stdout
     /// is, for its reader going away.
     socket: Option<Socket>,
+    /// Tests that failed so far, for `--sw`.
+    failures: u32,
 }
 
 impl State {
@@ -94,7 +98,14 @@ impl State {
             stopped_on_purpose: false,
             problems: Vec::new(),
             socket,
+            failures: 0,
         }
+    }
+
+    /// The framework ran to its end by itself: no signal, no crash, no
+    /// failure to start.
+    pub(super) fn ended_by_itself(&self) -> bool {
+        self.signalled.is_none() && !self.crashed && self.setup_failure.is_none()
     }
 
     /// Reads everything the framework says until it is done, a limit runs
@@ -182,7 +193,16 @@ impl State {
                     pipeline.text(&bytes)?
                 }
                 Input::Stderr(bytes) => self.stderr(&bytes),
-                Input::Event(line) => self.event(&line, pipeline, limits)?,
+                Input::Event(line) => {
+                    self.event(&line, pipeline, limits)?;
+                    if limits
+                        .stop_after_failures
+                        .is_some_and(|n| self.failures >= n)
+                        && self.status.is_none()
+                    {
+                        return Ok(Ending::Stepwise);
+                    }
+                }
                 Input::Closed => {}
                 Input::Exited(status) => {
                     self.status = Some(status);
@@ -262,6 +282,7 @@ impl State {
                     );
                 }
                 let failed = result.outcome.verdict() == crate::event::Verdict::Failed;
+                self.failures += u32::from(failed);
                 if limits.test.is_some()
                     && failed
                     && result
@@ -358,6 +379,12 @@ impl State {
                 timed_out = Some((ids, why));
             }
             Ending::Killed => grace = Duration::ZERO,
+            Ending::Stepwise => {
+                let text = format!(
+                    "stepwise: stopping {name} after the failure; the next --sw run continues from that test"
+                );
+                tell(pipeline, LogLevel::Info, text)?;
+            }
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
@@ -517,6 +544,9 @@ impl State {
         }
         if ending == Ending::TimedOut {
             return exit::TIMEOUT;
+        }
+        if ending == Ending::Stepwise {
+            return exit::TESTS_FAILED;
         }
         let Some(code) = self.status.and_then(|s| s.code()) else {
             // Died by a signal; or its end was never seen, which every path

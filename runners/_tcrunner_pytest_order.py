@@ -1,0 +1,121 @@
+"""The test history's order inside pytest: tests to run first and tests to leave out.
+
+tcrunner writes a JSON file and names it in ``TCRUNNER_ORDER_FILE``:
+``{"first": [ids], "skip": [ids], "only": [ids], "batch": [ids], "shard":
+null or {"index": K-1, "count": N, "durations": {id: ms}}, "new_first":
+bool, "known": [ids]}``. An id is a node id, or a file's path relative to
+the root (every test of that file). After every other plugin has chosen and
+ordered the items (``-k``, ``-m``, the project's own hooks):
+
+- the ``skip`` ones are deselected, as pytest's stepwise plugin deselects
+  the tests already passed, and so are those ``only`` (``--lf``) and
+  ``batch`` (TeamCity's parallel tests batch) leave out;
+- ``--shard`` keeps this shard's items, split as ``src/history/shard.rs``
+  splits: longest first into the least loaded shard, ties by node id, a test
+  with no recorded duration weighing the mean of those recorded, every test
+  the same when none is;
+- the ``first`` ones are moved to the front in collection order, as pytest's
+  ``--ff`` does; with ``new_first`` the tests not ``known`` to the history
+  go first, each group ordered by its files' modification time, newest
+  first, as pytest's ``--nf`` does.
+"""
+
+import json
+import os
+
+import pytest
+
+from _tcrunner_pytest_common import _Plugin
+
+
+def _order():
+    """The file's content, or None without one (or with one unreadable)."""
+    path = os.environ.get("TCRUNNER_ORDER_FILE")
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except (OSError, ValueError):
+        return None
+
+
+def _split(items, shard):
+    """This shard's items, and the line that says what it planned."""
+    index, count = shard["index"], shard["count"]
+    durations = shard.get("durations") or {}
+    recorded = [durations[item.nodeid] for item in items if item.nodeid in durations]
+    fallback = max(1, sum(recorded) // len(recorded)) if recorded else 1
+    weights = [max(1, durations.get(item.nodeid, fallback)) for item in items]
+    order = sorted(range(len(items)), key=lambda i: (-weights[i], items[i].nodeid))
+    loads = [0] * count
+    mine = set()
+    for i in order:
+        lightest = min(range(count), key=lambda s: (loads[s], s))
+        loads[lightest] += weights[i]
+        if lightest == index:
+            mine.add(i)
+    if recorded:
+        total = sum(loads)
+        share = "planned %.1f s of %.1f s (%.0f%%)" % (
+            loads[index] / 1000.0,
+            total / 1000.0,
+            100.0 * loads[index] / max(total, 1),
+        )
+    else:
+        share = "split by count: no durations recorded"
+    line = "shard %d/%d: %d of %d tests, %s" % (index + 1, count, len(mine), len(items), share)
+    return [item for i, item in enumerate(items) if i in mine], line
+
+
+class _Order(_Plugin):
+    def __init__(self, order, say=None):
+        self._first = set(order.get("first") or ())
+        self._skip = set(order.get("skip") or ())
+        self._only = set(order.get("only") or ())
+        self._batch = set(order.get("batch") or ())
+        self._shard = order.get("shard")
+        self._say = say
+        self._new_first = bool(order.get("new_first"))
+        self._known = set(order.get("known") or ())
+
+    @staticmethod
+    def _named(item, names):
+        return item.nodeid in names or item.nodeid.split("::", 1)[0] in names
+
+    @staticmethod
+    def _deselect(config, items, leave_out):
+        left = [item for item in items if leave_out(item)]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = [item for item in items if not leave_out(item)]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        self._deselect(config, items, lambda item: self._named(item, self._skip))
+        for keep in (self._only, self._batch):
+            if keep:
+                self._deselect(config, items, lambda item: not self._named(item, keep))
+        if self._shard:
+            kept, line = _split(items, self._shard)
+            if len(kept) != len(items):
+                chosen = set(id(item) for item in kept)
+                config.hook.pytest_deselected(items=[item for item in items if id(item) not in chosen])
+                items[:] = kept
+            if self._say is not None:
+                self._say(line)
+        if self._first:
+            items.sort(key=lambda item: not self._named(item, self._first))
+        if self._new_first:
+            mtimes = {}
+
+            def mtime(item):
+                path = str(getattr(item, "path", None) or item.fspath)
+                if path not in mtimes:
+                    try:
+                        mtimes[path] = os.stat(path).st_mtime
+                    except OSError:
+                        mtimes[path] = 0
+                return mtimes[path]
+
+            items.sort(key=lambda item: (item.nodeid in self._known, -mtime(item)))

@@ -1,0 +1,97 @@
+//! A finished run folded into the history: what ran is updated, what did
+//! not run keeps its record, and a full run drops the tests it no longer
+//! saw.
+use super::store::{now, Entry, History, Verdict};
+
+/// One test as a run finished it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RanTest {
+    /// The stable id (what `--target` accepts).
+    pub id: String,
+    /// Its file, relative to the project.
+    pub file: String,
+    pub verdict: Verdict,
+    pub duration_ms: u64,
+    /// A file's failure to load or collect, not a test.
+    pub whole_file: bool,
+}
+
+/// Folds `ran` into `history`. With `full` (the run asked for the whole
+/// suite and ended by itself) tests it did not see are dropped; a file's
+/// load failure is dropped whenever that file ran again.
+pub(crate) fn merge(history: &mut History, ran: &[RanTest], full: bool) {
+    let time = now();
+    let files: std::collections::BTreeSet<&str> = ran.iter().map(|t| t.file.as_str()).collect();
+    // A file that ran again either failed to load again (recorded anew
+    // below) or loaded: its old load failure is gone either way.
+    history
+        .tests
+        .retain(|_, entry| !(entry.whole_file && files.contains(entry.file.as_str())));
+    if full {
+        let seen: std::collections::BTreeSet<&str> = ran.iter().map(|t| t.id.as_str()).collect();
+        history.tests.retain(|id, _| seen.contains(id.as_str()));
+    }
+    for test in ran {
+        let first_seen = history.tests.get(&test.id).map_or(time, |e| e.first_seen);
+        history.tests.insert(
+            test.id.clone(),
+            Entry {
+                file: test.file.clone(),
+                verdict: test.verdict,
+                duration_ms: test.duration_ms,
+                first_seen,
+                last_run: time,
+                whole_file: test.whole_file,
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(id: &str, verdict: Verdict) -> RanTest {
+        RanTest {
+            id: id.into(),
+            file: id.split("::").next().unwrap().into(),
+            verdict,
+            duration_ms: 5,
+            whole_file: id.ends_with("<collection>"),
+        }
+    }
+
+    #[test]
+    fn a_partial_run_updates_what_ran_and_a_full_run_drops_what_is_gone() {
+        let mut history = History::empty("pytest");
+        merge(
+            &mut history,
+            &[
+                ran("a.py::one", Verdict::Failed),
+                ran("a.py::two", Verdict::Passed),
+                ran("b.py::<collection>", Verdict::Failed),
+            ],
+            true,
+        );
+        let first = history.tests["a.py::one"].first_seen;
+        // Partial: only a.py::one ran; the rest is kept.
+        merge(&mut history, &[ran("a.py::one", Verdict::Passed)], false);
+        assert_eq!(history.tests["a.py::one"].verdict, Verdict::Passed);
+        assert_eq!(history.tests["a.py::one"].first_seen, first);
+        assert_eq!(history.tests.len(), 3);
+        // b.py loads now: its collection failure is replaced by its tests.
+        merge(&mut history, &[ran("b.py::t", Verdict::Passed)], false);
+        assert!(!history.tests.contains_key("b.py::<collection>"));
+        // A full run that no longer sees a.py::two drops it.
+        merge(
+            &mut history,
+            &[
+                ran("a.py::one", Verdict::Passed),
+                ran("b.py::t", Verdict::Passed),
+            ],
+            true,
+        );
+        let ids: Vec<&str> = history.tests.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["a.py::one", "b.py::t"]);
+    }
+}

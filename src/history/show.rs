@@ -1,0 +1,65 @@
+//! `tcrunner history`: what the history holds, for a person: each
+//! framework's failures, its slowest tests and where `--sw` stands.
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::store::{load, path, Verdict};
+
+/// How many of the slowest tests are shown.
+const SLOWEST: usize = 10;
+
+/// Prints the histories in `dir` (of `framework`, or of every framework
+/// with one); returns the exit code.
+pub(crate) fn show(dir: &Path, framework: Option<&str>, mut out: impl Write) -> io::Result<i32> {
+    let names: Vec<&str> = match framework {
+        Some(name) => vec![name],
+        None => vec!["pytest", "jest", "vitest"],
+    };
+    let mut shown = 0;
+    for name in names {
+        let file = path(dir, name);
+        if !file.is_file() {
+            continue;
+        }
+        shown += 1;
+        let history = load(&file, name, |warning| {
+            let _ = writeln!(io::stderr().lock(), "tcrunner: warning: {warning}");
+        });
+        writeln!(
+            out,
+            "{name}: {} tests in {}",
+            history.tests.len(),
+            file.display()
+        )?;
+        let failed: Vec<&String> = history.failed().map(|(id, _)| id).collect();
+        writeln!(out, "  failed last time: {}", failed.len())?;
+        for id in &failed {
+            writeln!(out, "    {id}")?;
+        }
+        let mut slowest: Vec<(&String, u64)> = history
+            .tests
+            .iter()
+            .filter(|(_, e)| e.verdict != Verdict::Skipped)
+            .map(|(id, e)| (id, e.duration_ms))
+            .collect();
+        slowest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let total: u64 = history.tests.values().map(|e| e.duration_ms).sum();
+        writeln!(out, "  slowest (of {:.3} s in all):", total as f64 / 1000.0)?;
+        for (id, ms) in slowest.into_iter().take(SLOWEST) {
+            writeln!(out, "    {:>9.3} s  {id}", ms as f64 / 1000.0)?;
+        }
+        match &history.stepwise.failed {
+            Some(test) => writeln!(
+                out,
+                "  stepwise: stopped at {test}, {} tests done before it",
+                history.stepwise.passed.len()
+            )?,
+            None => writeln!(out, "  stepwise: no position recorded")?,
+        }
+    }
+    if shown == 0 {
+        writeln!(out, "no test history in {}", dir.display())?;
+    }
+    out.flush()?;
+    Ok(crate::exit::SUCCESS)
+}

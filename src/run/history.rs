@@ -1,0 +1,415 @@
+//! The test history around a run: read before it to choose what runs,
+//! merged with what ran after it (`src/history/`).
+use std::path::{Path, PathBuf};
+
+use crate::cli::{NoFailures, RawHistory};
+use crate::frameworks::{Framework, Request};
+use crate::history::{self, History, Options, Plan, RanTest, Shard, Verdict};
+use crate::report::{HistoryFile, Ran};
+
+use super::{note, RunError};
+
+/// One run's use of the history.
+pub(super) struct Session {
+    file: PathBuf,
+    framework: &'static str,
+    plan: Plan,
+    ran: Ran,
+    /// The run asks for the whole suite: tests it no longer sees are
+    /// dropped, if it ends by itself.
+    full: bool,
+    stepwise: bool,
+    order_file: Option<PathBuf>,
+}
+
+/// Reads the history and turns `request` into what the options ask for.
+pub(super) fn prepare(
+    raw: &RawHistory,
+    project: &Path,
+    framework: &'static dyn Framework,
+    request: &mut Request,
+) -> Result<Session, RunError> {
+    let dir = match &raw.cache_dir {
+        Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+        None => project.join(history::DEFAULT_DIR),
+    };
+    let name = framework.name();
+    let file = history::path(&dir, name);
+    if raw.cache_clear {
+        clear(&dir);
+    }
+    let history = history::load(&file, name, |warning| note(&format!("warning: {warning}")));
+    let options = Options {
+        last_failed: raw.last_failed,
+        failed_first: raw.failed_first,
+        none_without_failures: raw.last_failed_no_failures == NoFailures::None,
+        stepwise: raw.stepwise,
+        stepwise_skip: raw.stepwise_skip,
+        stepwise_reset: raw.stepwise_reset,
+    };
+    // Collecting runs no test: it must not drop every test from the history.
+    let full_before = request.paths.is_empty()
+        && request.targets.is_empty()
+        && request.raw.is_empty()
+        && !request.collect_only;
+    let mut plan = history::plan(
+        &options,
+        &history,
+        request,
+        !framework.mixes_files_and_tests(),
+    );
+    let shard = raw
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()
+        .map_err(RunError::Usage)?;
+    // A resumed `--sw` on a framework that cannot leave single tests out:
+    // the files whose recorded tests have all passed are left out.
+    if !framework.follows_order_file() && !plan.skip.is_empty() {
+        match framework.test_files(request) {
+            Some(files) if request.targets.is_empty() => {
+                let done: std::collections::BTreeSet<&str> =
+                    plan.skip.iter().map(String::as_str).collect();
+                let files = files?;
+                let left: Vec<PathBuf> = relative_files(&files, project)
+                    .into_iter()
+                    .filter(|file| {
+                        let mut tests = history.tests.iter().filter(|(_, e)| &e.file == file);
+                        let mut any = false;
+                        let all_done = tests.all(|(id, _)| {
+                            any = true;
+                            done.contains(id.as_str())
+                        });
+                        !(any && all_done)
+                    })
+                    .map(PathBuf::from)
+                    .collect();
+                plan.notes.push(format!(
+                    "stepwise: {} of {} test files left to run",
+                    left.len(),
+                    files.len()
+                ));
+                plan.run_nothing |= left.is_empty();
+                request.paths = left;
+            }
+            _ => {}
+        }
+        plan.skip.clear();
+    }
+    // The reporter's own split (pytest's plugin), by test.
+    let mut shard_order = serde_json::Value::Null;
+    if let Some(shard) = shard {
+        match framework.test_files(request) {
+            None => {
+                let durations: serde_json::Map<String, serde_json::Value> = history
+                    .tests
+                    .iter()
+                    .filter(|(_, e)| !e.whole_file)
+                    .map(|(id, e)| (id.clone(), e.duration_ms.into()))
+                    .collect();
+                shard_order = serde_json::json!({
+                    "index": shard.index,
+                    "count": shard.count,
+                    "durations": durations,
+                });
+            }
+            Some(_) if !request.targets.is_empty() => {
+                return Err(RunError::Usage(format!(
+                    "--shard: {} splits test files, which cannot be combined with --target or a --lf that names tests",
+                    framework.name()
+                )));
+            }
+            Some(files) => shard_files(shard, files?, project, &history, request, &mut plan),
+        }
+    }
+    let mut batch_only: Vec<String> = Vec::new();
+    let batch = match std::env::var_os("TEAMCITY_BUILD_PROPERTIES_FILE") {
+        Some(properties) => history::teamcity::batch(Path::new(&properties), |warning| {
+            note(&format!("warning: {warning}"))
+        })
+        .map_err(RunError::NoInput)?,
+        None => None,
+    };
+    if let Some(batch) = &batch {
+        let which = match (batch.current, batch.total) {
+            (Some(current), Some(total)) => format!("batch {current} of {total}"),
+            _ => "this batch".to_owned(),
+        };
+        match framework.test_files(request) {
+            // pytest: the plugin keeps or leaves out the files.
+            None => {
+                let files: Vec<String> = batch.files().map(str::to_owned).collect();
+                plan.notes.push(format!(
+                    "TeamCity parallel tests: {which}, {} {} test files",
+                    if batch.include {
+                        "running"
+                    } else {
+                        "leaving out"
+                    },
+                    files.len()
+                ));
+                if batch.include {
+                    plan.run_nothing |= files.is_empty();
+                    batch_only = files;
+                } else {
+                    plan.skip.extend(files);
+                }
+            }
+            Some(files) => {
+                let files = files?;
+                let relative = relative_files(&files, project);
+                let mine: Vec<PathBuf> = relative
+                    .iter()
+                    .filter(|f| batch.runs(f))
+                    .map(PathBuf::from)
+                    .collect();
+                plan.notes.push(format!(
+                    "TeamCity parallel tests: {which}, {} of {} test files",
+                    mine.len(),
+                    files.len()
+                ));
+                plan.run_nothing |= mine.is_empty();
+                request.paths = mine;
+            }
+        }
+    }
+    // --nf: the plugin puts the tests the history does not know first.
+    let ordered = framework.follows_order_file();
+    if !ordered && (raw.new_first || raw.failed_first) {
+        plan.notes.push(format!(
+            "{}: the order of files is {}'s own",
+            if raw.new_first {
+                "new-first"
+            } else {
+                "failed-first"
+            },
+            framework.name()
+        ));
+    }
+    let known: Vec<&String> = if raw.new_first && ordered {
+        plan.notes.push(format!(
+            "new-first: {} tests known to the history",
+            history.tests.len()
+        ));
+        history.tests.keys().collect()
+    } else {
+        Vec::new()
+    };
+    let mut order_file = None;
+    let ordering = raw.new_first
+        || !plan.first.is_empty()
+        || !plan.skip.is_empty()
+        || !shard_order.is_null()
+        || !plan.only.is_empty()
+        || !batch_only.is_empty();
+    if ordered && ordering {
+        let path = dir.join(format!("order-{}.json", std::process::id()));
+        let order = serde_json::json!({
+            "first": plan.first,
+            "skip": plan.skip,
+            "shard": shard_order,
+            "only": plan.only,
+            "batch": batch_only,
+            "new_first": raw.new_first,
+            "known": known,
+        });
+        let written =
+            std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, order.to_string()));
+        match written {
+            Ok(()) => {
+                request.order_file = Some(path.clone());
+                order_file = Some(path);
+            }
+            Err(e) => note(&format!(
+                "warning: cannot write {}: {e}; running in the framework's order",
+                path.display()
+            )),
+        }
+    }
+    Ok(Session {
+        file,
+        framework: name,
+        full: full_before
+            && request.paths.is_empty()
+            && request.targets.is_empty()
+            && plan.skip.is_empty()
+            && shard.is_none()
+            && batch.is_none(),
+        stepwise: options.stepwise || options.stepwise_skip || options.stepwise_reset,
+        plan,
+        ran: Ran::default(),
+        order_file,
+    })
+}
+
+/// The framework's files relative to the project, `/`-separated (as the
+/// history records them). The framework may list them by their real paths.
+fn relative_files(files: &[PathBuf], project: &Path) -> Vec<String> {
+    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(project)
+                .or_else(|_| f.strip_prefix(&real))
+                .unwrap_or(f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+/// `--shard` by test file (jest, vitest): the framework's own list of the
+/// files it would run, split by the durations recorded for their tests;
+/// this shard's files become the run's `--path`s.
+fn shard_files(
+    shard: Shard,
+    files: Vec<PathBuf>,
+    project: &Path,
+    history: &History,
+    request: &mut Request,
+    plan: &mut Plan,
+) {
+    let relative = relative_files(&files, project);
+    let mut per_file: std::collections::BTreeMap<&str, u64> = Default::default();
+    for entry in history.tests.values() {
+        *per_file.entry(entry.file.as_str()).or_default() += entry.duration_ms;
+    }
+    let units: Vec<(&str, Option<u64>)> = relative
+        .iter()
+        .map(|f| (f.as_str(), per_file.get(f.as_str()).copied()))
+        .collect();
+    let split = history::split(&units, shard.count);
+    let mine: Vec<PathBuf> = relative
+        .iter()
+        .zip(&split.shard_of)
+        .filter(|(_, s)| **s == shard.index)
+        .map(|(f, _)| PathBuf::from(f))
+        .collect();
+    let timed = units.iter().any(|(_, d)| d.is_some());
+    let total: u64 = split.loads.iter().sum();
+    let load = split.loads.get(shard.index).copied().unwrap_or(0);
+    let share = if timed {
+        format!(
+            "planned {:.1} s of {:.1} s ({:.0}%)",
+            load as f64 / 1000.0,
+            total as f64 / 1000.0,
+            100.0 * load as f64 / total.max(1) as f64
+        )
+    } else {
+        "split by count: no durations recorded".to_owned()
+    };
+    plan.notes.push(format!(
+        "shard {}/{}: {} of {} test files, {share}",
+        shard.index + 1,
+        shard.count,
+        mine.len(),
+        files.len()
+    ));
+    if mine.is_empty() {
+        plan.run_nothing = true;
+    }
+    request.paths = mine;
+}
+
+/// Removes the history files in `dir` (`--cache-clear`).
+fn clear(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("history-") && name.ends_with(".json") {
+            if let Err(e) = std::fs::remove_file(entry.path()) {
+                note(&format!(
+                    "warning: cannot remove {}: {e}",
+                    entry.path().display()
+                ));
+            }
+        }
+    }
+}
+
+impl Session {
+    /// The notes to show before the run, one line each.
+    pub(super) fn notes(&self) -> &[String] {
+        &self.plan.notes
+    }
+
+    /// `--lf --lfnf none` with nothing recorded: nothing is to run.
+    pub(super) fn runs_nothing(&self) -> bool {
+        self.plan.run_nothing
+    }
+
+    /// How many failures stop the run (`--sw`).
+    pub(super) fn stop_after_failures(&self) -> Option<u32> {
+        self.plan.stop_after_failures
+    }
+
+    /// The output that records what ran.
+    pub(super) fn output(&self, project: &Path, framework: &dyn Framework) -> HistoryFile {
+        HistoryFile::new(
+            self.ran.clone(),
+            project.to_path_buf(),
+            framework.users_know_ids(),
+        )
+    }
+
+    /// Merges what ran into the history file, read again now so that
+    /// another run's update since is kept; `ended` says the run ended by
+    /// itself (not stopped, timed out or killed), `stepwise_stop` that
+    /// `--sw` stopped it at its last failure.
+    pub(super) fn finish(self, ended: bool, stepwise_stop: bool) {
+        if let Some(order) = &self.order_file {
+            let _ = std::fs::remove_file(order);
+        }
+        let ran: Vec<RanTest> = match self.ran.lock() {
+            Ok(ran) => ran.clone(),
+            Err(_) => return,
+        };
+        let mut history: History = history::load(&self.file, self.framework, drop);
+        // A run that finished no test at all (the framework collected
+        // nothing, or failed before its tests) drops nothing either.
+        history::merge(&mut history, &ran, self.full && ended && !ran.is_empty());
+        if self.stepwise {
+            let state = &mut history.stepwise;
+            if self.plan.reset_stepwise {
+                *state = Default::default();
+            }
+            // The failure the run stopped at; one `--sw-skip` let pass is
+            // not where the next run resumes (as in pytest).
+            let failed = ran
+                .iter()
+                .rev()
+                .find(|t| t.verdict == Verdict::Failed)
+                .filter(|_| stepwise_stop);
+            match failed {
+                Some(test) => {
+                    state.failed = Some(test.id.clone());
+                    // Everything before the stop is done, a failure that
+                    // `--sw-skip` let pass included.
+                    for test in ran.iter().filter(|t| t.id != test.id) {
+                        if !state.passed.contains(&test.id) {
+                            state.passed.push(test.id.clone());
+                        }
+                    }
+                }
+                // Through to the end without a failure: the next run starts over.
+                None if ended => *state = Default::default(),
+                None => {}
+            }
+            state.test_count = history.tests.len();
+            if state.failed.is_none() {
+                state.test_count = 0;
+                state.passed.clear();
+            }
+        }
+        if let Err(e) = history::save(&self.file, &history) {
+            note(&format!(
+                "warning: cannot write the test history {}: {e}",
+                self.file.display()
+            ));
+        }
+    }
+}

@@ -1,0 +1,766 @@
+//! The test history (`.tcrunner/`): sequences of real runs on a copy of a
+//! fixture project whose tests are made to fail and then fixed between
+//! runs, asserting which tests ran, in which order, and the exit codes of
+//! `--lf`, `--ff`, `--lfnf` and `--sw` on pytest, jest and vitest.
+//!
+//! The jest and vitest tests use the installs of `scripts/setup-node.sh`.
+mod util;
+
+use std::time::Duration;
+
+use util::{node_modules, Project, Run, Tcrunner};
+
+const LIMIT: Duration = Duration::from_secs(180);
+
+/// The names of the tests that started, in the order they started.
+fn started(run: &Run) -> Vec<String> {
+    run.messages()
+        .iter()
+        .filter(|m| m.starts_with("##teamcity[testStarted "))
+        .map(|m| util::attr(m, "name").expect("a name"))
+        .collect()
+}
+
+/// The line of stdout that starts with `prefix`.
+fn line<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    text.lines().find(|l| l.starts_with(prefix))
+}
+
+/// A pytest file of top-level tests, each passing or failing.
+fn py_tests(tests: &[(&str, bool)]) -> String {
+    tests
+        .iter()
+        .map(|(name, fails)| format!("def test_{name}():\n    assert {}\n\n", !fails as u8))
+        .map(|s| {
+            s.replace("assert 1", "assert True")
+                .replace("assert 0", "assert False")
+        })
+        .collect()
+}
+
+fn pytest(project: &Project, args: &[&str]) -> Run {
+    Tcrunner::pytest(project.path()).args(args).run(LIMIT)
+}
+
+#[test]
+fn pytest_lf_ff_and_lfnf_over_a_sequence_of_runs() {
+    let project = Project::copy("history/pytest");
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", true), ("c", false)]),
+    );
+    project.write("test_two.py", &py_tests(&[("d", true), ("e", false)]));
+    let all = ["test_a", "test_b", "test_c", "test_d", "test_e"];
+
+    // Nothing recorded yet: --lf runs everything, and says so.
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), all);
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: no previously failed tests, not deselecting items.")
+    );
+    assert!(project
+        .path()
+        .join(".tcrunner/history-pytest.json")
+        .is_file());
+
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["test_b", "test_d"]);
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: 2 failed tests of 5")
+    );
+
+    // b is fixed: still rerun once (it failed last time), then gone.
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", false), ("c", false)]),
+    );
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1);
+    assert_eq!(started(&run), ["test_b", "test_d"]);
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["test_d"]);
+
+    // --ff: everything, the failure first.
+    let run = pytest(&project, &["--ff"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(
+        started(&run),
+        ["test_d", "test_a", "test_b", "test_c", "test_e"]
+    );
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: 1 failed tests of 5 first")
+    );
+
+    // A file that fails to collect counts as failed, and runs whole once it loads.
+    project.write("test_three.py", "def test_f(:\n");
+    pytest(&project, &[]).assert_code(1);
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["<collection error>", "test_d"]);
+    project.write("test_three.py", &py_tests(&[("f", false), ("g", true)]));
+    let run = pytest(&project, &["--lf"]);
+    // In the order of their ids: files, then names.
+    assert_eq!(started(&run), ["test_f", "test_g", "test_d"]);
+
+    // All fixed: the last failures pass, then nothing is left to rerun.
+    project.write("test_two.py", &py_tests(&[("d", false), ("e", false)]));
+    project.write("test_three.py", &py_tests(&[("f", false), ("g", false)]));
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(0);
+    assert_eq!(started(&run), ["test_g", "test_d"]);
+    let run = pytest(&project, &["--lf", "--lfnf", "none"]);
+    run.assert_code(5).assert_clean();
+    assert_eq!(started(&run), Vec::<String>::new());
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: no previously failed tests, deselecting all items.")
+    );
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(0);
+    assert_eq!(started(&run).len(), 7);
+}
+
+#[test]
+fn pytest_lf_within_a_path_and_a_moved_cache_dir() {
+    let project = Project::copy("history/pytest");
+    project.write("a/test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    project.write("b/test_two.py", &py_tests(&[("c", true)]));
+    let cache = project.path().join("elsewhere");
+    let cache = cache.to_str().unwrap();
+    pytest(&project, &["--cache-dir", cache]).assert_code(1);
+    assert!(!project.path().join(".tcrunner").exists());
+    let run = pytest(&project, &["--cache-dir", cache, "--lf", "--path", "b"]);
+    assert_eq!(started(&run), ["test_c"]);
+    // A partial run updates only what it ran: a's failure is still known.
+    let run = pytest(&project, &["--cache-dir", cache, "--lf"]);
+    assert_eq!(started(&run), ["test_a", "test_c"]);
+    // --cache-clear forgets it all.
+    let run = pytest(&project, &["--cache-dir", cache, "--cache-clear", "--lf"]);
+    assert_eq!(started(&run).len(), 3);
+}
+
+#[test]
+fn a_corrupt_history_is_one_warning_and_the_run_goes_on() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    project.write(
+        ".tcrunner/history-pytest.json",
+        "{\"version\": 1, \"tests\": [",
+    );
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1);
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("ignoring the test history"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    // The next run finds a sound file again.
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["test_a"]);
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
+}
+
+#[test]
+fn concurrent_runs_leave_a_whole_history() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    let mut runs: Vec<_> = (0..4)
+        .map(|_| Tcrunner::pytest(project.path()).spawn())
+        .collect();
+    for run in runs.drain(..) {
+        run.finish(LIMIT).assert_code(1);
+    }
+    let history = util::json(&project.path().join(".tcrunner/history-pytest.json"));
+    assert_eq!(history["version"], 1);
+    assert_eq!(history["tests"]["test_one.py::test_a"]["verdict"], "failed");
+    let leftovers: Vec<_> = std::fs::read_dir(project.path().join(".tcrunner"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn pytest_stepwise_stops_at_a_failure_and_resumes_there() {
+    let project = Project::copy("history/pytest");
+    let write = |b: bool, c: bool| {
+        project.write(
+            "test_one.py",
+            &py_tests(&[("a", false), ("b", b), ("c", c), ("d", false)]),
+        );
+    };
+    write(true, true);
+    let run = pytest(&project, &["--sw"]);
+    run.assert_code(1).assert_clean();
+    // Stopped after b: c and d never started.
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+    assert!(run
+        .text()
+        .contains("stepwise: no previously failed tests, not skipping."));
+    // Not fixed: resumes at b, stops there again.
+    let run = pytest(&project, &["--sw"]);
+    assert_eq!(started(&run), ["test_b"]);
+    assert!(
+        run.text()
+            .contains("stepwise: skipping 1 already passed items"),
+        "{}",
+        run.describe()
+    );
+    write(false, true);
+    let run = pytest(&project, &["--sw"]);
+    run.assert_code(1);
+    assert_eq!(started(&run), ["test_b", "test_c"]);
+    // --sw-skip lets c pass and runs to the end; as pytest's, a failure
+    // it let pass is not where the next run resumes: it starts over.
+    let run = pytest(&project, &["--sw-skip"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["test_c", "test_d"]);
+    let run = pytest(&project, &["--sw"]);
+    assert_eq!(started(&run), ["test_a", "test_b", "test_c"]);
+    write(false, false);
+    let run = pytest(&project, &["--sw"]);
+    run.assert_code(0);
+    assert_eq!(started(&run), ["test_c", "test_d"]);
+    // Through to the end: the next --sw starts over.
+    let run = pytest(&project, &["--sw"]);
+    assert_eq!(started(&run), ["test_a", "test_b", "test_c", "test_d"]);
+    // --sw-reset starts over whatever the state.
+    write(true, false);
+    pytest(&project, &["--sw"]).assert_code(1);
+    let run = pytest(&project, &["--sw-reset"]);
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+}
+
+/// A JS test file: `describe('group')` around the first test, the rest at
+/// the top; each test passes or throws.
+fn js_tests(tests: &[(&str, bool)], esm: bool) -> String {
+    let mut text = String::new();
+    if esm {
+        text.push_str("import { describe, test } from 'vitest';\n");
+    }
+    for (i, (name, fails)) in tests.iter().enumerate() {
+        let body = if *fails { "throw new Error('no');" } else { "" };
+        let test = format!("test('{name}', () => {{ {body} }});\n");
+        if i == 0 {
+            text.push_str(&format!("describe('group', () => {{\n  {test}}});\n"));
+        } else {
+            text.push_str(&test);
+        }
+    }
+    text
+}
+
+fn js_sequence(project: &Project, ext: &str, esm: bool) {
+    let file = |n: &str| format!("{n}.test.{ext}");
+    let run = |args: &[&str]| {
+        // In band, so that the order of files is one.
+        let mut t = Tcrunner::new(project.path());
+        t.args(args);
+        if ext == "js" {
+            t.args(["--", "-i"]);
+        }
+        t.run(LIMIT)
+    };
+    let sorted = |run: &Run| {
+        let mut names = started(run);
+        names.sort();
+        names
+    };
+    project.write(
+        &file("one"),
+        &js_tests(&[("a", true), ("b", false), ("c", true)], esm),
+    );
+    project.write(&file("two"), &js_tests(&[("d", false), ("a", false)], esm));
+    run(&[]).assert_code(1).assert_clean();
+    let history = format!(
+        ".tcrunner/history-{}.json",
+        if esm { "vitest" } else { "jest" }
+    );
+    let recorded = util::json(&project.path().join(&history));
+    let one = file("one");
+    assert_eq!(
+        recorded["tests"][format!("{one}::group > a")]["verdict"],
+        "failed"
+    );
+    assert_eq!(recorded["tests"][format!("{one}::c")]["verdict"], "failed");
+
+    // Exactly the failed tests: `a` of two.test has a's title but passed.
+    let lf = run(&["--lf"]);
+    lf.assert_code(1).assert_clean();
+    assert_eq!(started(&lf), ["a", "c"], "{}", lf.describe());
+    assert_eq!(
+        line(&lf.text(), "run-last-failure:"),
+        Some("run-last-failure: 2 failed tests of 5")
+    );
+    project.write(
+        &file("one"),
+        &js_tests(&[("a", false), ("b", false), ("c", true)], esm),
+    );
+    run(&["--lf"]).assert_code(1);
+    assert_eq!(started(&run(&["--lf"])), ["c"]);
+
+    // A file that fails to load runs whole on --lf, and once it loads its
+    // tests are recorded.
+    project.write(&file("two"), "import './nope.js';\n");
+    run(&[]).assert_code(1);
+    project.write(&file("two"), &js_tests(&[("d", true), ("e", false)], esm));
+    let lf = run(&["--lf"]);
+    // jest and vitest cannot run a whole file beside named tests: the
+    // failed files run whole.
+    assert_eq!(sorted(&lf), ["a", "b", "c", "d", "e"], "{}", lf.describe());
+    let lf = run(&["--lf"]);
+    assert_eq!(sorted(&lf), ["c", "d"], "{}", lf.describe());
+
+    // Fixed: rerun once, then nothing recorded, --lfnf none runs nothing.
+    project.write(
+        &file("one"),
+        &js_tests(&[("a", false), ("b", false), ("c", false)], esm),
+    );
+    project.write(&file("two"), &js_tests(&[("d", false), ("e", false)], esm));
+    run(&["--lf"]).assert_code(0);
+    let none = run(&["--lf", "--lfnf", "none"]);
+    none.assert_code(5).assert_clean();
+    assert!(started(&none).is_empty());
+}
+
+#[test]
+fn jest_lf_reruns_exactly_the_failed_tests() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    js_sequence(&project, "js", false);
+}
+
+#[test]
+fn vitest_lf_reruns_exactly_the_failed_tests() {
+    let modules = node_modules("vitest4")
+        .or_else(|| node_modules("vitest3"))
+        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/vitest").link_node_modules(&modules);
+    js_sequence(&project, "mjs", true);
+}
+
+#[test]
+fn jest_stepwise_stops_at_the_first_failure_as_a_stop() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    project.write(
+        "one.test.js",
+        "test('a', () => {});\ntest('b', () => { throw new Error('no'); });\n\
+         test('c', () => new Promise((r) => setTimeout(r, 3000)));\ntest('d', () => {});\n",
+    );
+    let run = Tcrunner::new(project.path())
+        .args(["--sw", "--", "-i"])
+        .run(LIMIT);
+    run.assert_code(1).assert_clean().assert_no_leftovers();
+    let names = started(&run);
+    assert_eq!(names[..2], ["a", "b"], "{}", run.describe());
+    assert!(!names.contains(&"d".to_owned()), "{}", run.describe());
+    assert!(
+        run.stderr.contains("stepwise: stopping jest"),
+        "{}",
+        run.stderr
+    );
+    let history = util::json(&project.path().join(".tcrunner/history-jest.json"));
+    assert_eq!(history["stepwise"]["failed"], "one.test.js::b");
+}
+
+/// Copies the project's history into a folder of its own, as each machine
+/// of a CI matrix starts from the same restored history.
+fn history_copy(project: &Project, label: &str) -> String {
+    let from = project.path().join(".tcrunner");
+    let to = project.path().join(format!("cache-{label}"));
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+    to.to_string_lossy().into_owned()
+}
+
+/// Runs every shard of `count` from the same history; returns each
+/// shard's started tests and its run.
+fn shards(project: &Project, count: usize, extra: &[&str]) -> Vec<(Vec<String>, Run)> {
+    (1..=count)
+        .map(|k| {
+            let cache = history_copy(project, &format!("{k}-{count}"));
+            let shard = format!("{k}/{count}");
+            let mut t = if extra.is_empty() {
+                Tcrunner::pytest(project.path())
+            } else {
+                Tcrunner::new(project.path())
+            };
+            t.args(["--shard", &shard, "--cache-dir", &cache]);
+            let run = t.run(LIMIT);
+            (started(&run), run)
+        })
+        .collect()
+}
+
+/// Asserts the shards' tests together are `all`, each once.
+fn assert_partition(shards: &[(Vec<String>, Run)], all: &[String]) {
+    let mut union: Vec<String> = shards.iter().flat_map(|(names, _)| names.clone()).collect();
+    union.sort();
+    let mut all = all.to_vec();
+    all.sort();
+    assert_eq!(union, all, "every test in exactly one shard");
+}
+
+#[test]
+fn pytest_shards_cover_the_suite_once_balanced_by_durations() {
+    let project = Project::copy("history/pytest");
+    let mut all = Vec::new();
+    for file in 0..3 {
+        let mut text = String::from("import time\n\n");
+        for test in 0..5 {
+            let name = format!("t{file}{test}");
+            // Two slow tests, in one file: a split by count would put them together.
+            let sleep = if file == 0 && test < 2 { "0.4" } else { "0" };
+            text.push_str(&format!("def test_{name}():\n    time.sleep({sleep})\n\n"));
+            all.push(format!("test_{name}"));
+        }
+        project.write(&format!("test_{file}.py"), &text);
+    }
+    // No history yet: by count, 15 tests into 2 shards of 8 and 7.
+    let by_count = shards(&project, 2, &[]);
+    assert_partition(&by_count, &all);
+    assert_eq!(by_count[0].0.len(), 8);
+    let split = line(&by_count[0].1.text(), "##teamcity[message text='shard 1/2")
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert!(
+        split.contains("8 of 15 tests"),
+        "{}",
+        by_count[0].1.describe()
+    );
+
+    // With durations: the slow tests go to different shards.
+    pytest(&project, &[]).assert_code(0);
+    let timed = shards(&project, 2, &[]);
+    assert_partition(&timed, &all);
+    for (names, run) in &timed {
+        run.assert_code(0).assert_clean();
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| *n == "test_t00" || *n == "test_t01")
+                .count(),
+            1,
+            "{names:?}"
+        );
+        assert!(run.text().contains("planned "), "{}", run.describe());
+    }
+    let three = shards(&project, 3, &[]);
+    assert_partition(&three, &all);
+}
+
+#[test]
+fn a_bad_shard_is_a_usage_error() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false)]));
+    for bad in ["0/2", "3/2", "2"] {
+        let run = pytest(&project, &["--shard", bad]);
+        run.assert_code(64);
+        assert!(run.stderr.contains("--shard"), "{}", run.stderr);
+    }
+}
+
+fn js_shards(project: &Project, ext: &str, esm: bool) {
+    let mut all = Vec::new();
+    for file in 0..5 {
+        let tests: Vec<(String, bool)> = (0..3).map(|t| (format!("t{file}{t}"), false)).collect();
+        let tests: Vec<(&str, bool)> = tests.iter().map(|(n, f)| (n.as_str(), *f)).collect();
+        project.write(&format!("f{file}.test.{ext}"), &js_tests(&tests, esm));
+        all.extend(tests.iter().map(|(n, _)| (*n).to_owned()));
+    }
+    let full = Tcrunner::new(project.path()).run(LIMIT);
+    full.assert_code(0);
+    let runs = shards(project, 3, &["js"]);
+    assert_partition(&runs, &all);
+    for (names, run) in &runs {
+        run.assert_code(0).assert_clean();
+        // Whole files: a file's three tests are in one shard.
+        assert_eq!(names.len() % 3, 0, "{names:?}");
+        assert!(
+            run.text()
+                .lines()
+                .any(|l| l.starts_with("shard ") && l.contains(" of 5 test files, planned ")),
+            "{}",
+            run.describe()
+        );
+    }
+    // More shards than files: the empty ones run nothing (exit 5).
+    let runs = shards(project, 6, &["js"]);
+    assert_partition(&runs, &all);
+    assert_eq!(runs.iter().filter(|(names, _)| names.is_empty()).count(), 1);
+    assert!(runs
+        .iter()
+        .any(|(names, run)| names.is_empty() && run.code() == 5));
+}
+
+#[test]
+fn jest_shards_split_test_files() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    js_shards(&project, "js", false);
+}
+
+#[test]
+fn vitest_shards_split_test_files() {
+    let modules = node_modules("vitest4")
+        .or_else(|| node_modules("vitest3"))
+        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/vitest").link_node_modules(&modules);
+    js_shards(&project, "mjs", true);
+}
+
+/// Writes TeamCity's build properties naming a Parallel Tests filter file
+/// (`key` is `includesFile` or `excludesFile`) that lists `classes`, in the
+/// format the build feature writes; returns the properties file.
+fn teamcity_batch(project: &Project, key: &str, classes: &[&str]) -> std::path::PathBuf {
+    let filter = project.path().join("parallel-tests.txt");
+    let mut text =
+        String::from("#version=1\n#algorithm=duration\n#current_batch=2\n#total_batches=3\n");
+    for class in classes {
+        text.push_str(class);
+        text.push('\n');
+    }
+    std::fs::write(&filter, text).unwrap();
+    let properties = project.path().join("build.properties");
+    // Java properties escape `:` (and `\`).
+    let escaped = filter
+        .to_string_lossy()
+        .replace('\\', "\\\\")
+        .replace(':', "\\:");
+    std::fs::write(
+        &properties,
+        format!("teamcity.build.id=7\nteamcity.build.parallelTests.{key}={escaped}\n"),
+    )
+    .unwrap();
+    properties
+}
+
+#[test]
+fn a_teamcity_parallel_tests_file_selects_this_batch_on_pytest() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false), ("b", false)]));
+    project.write("sub/test_two.py", &py_tests(&[("c", false)]));
+    project.write("test_three.py", &py_tests(&[("d", false)]));
+    let run = |properties: &std::path::Path| {
+        Tcrunner::pytest(project.path())
+            .env("TEAMCITY_BUILD_PROPERTIES_FILE", properties)
+            .run(LIMIT)
+    };
+    let included = run(&teamcity_batch(
+        &project,
+        "includesFile",
+        &["test_one.py", "sub/test_two.py: c"],
+    ));
+    included.assert_code(0).assert_clean();
+    assert_eq!(started(&included), ["test_c", "test_a", "test_b"]);
+    assert_eq!(
+        line(&included.text(), "TeamCity parallel tests:"),
+        Some("TeamCity parallel tests: batch 2 of 3, running 2 test files")
+    );
+    let excluded = run(&teamcity_batch(
+        &project,
+        "excludesFile",
+        &["test_one.py", "sub/test_two.py"],
+    ));
+    excluded.assert_code(0);
+    assert_eq!(started(&excluded), ["test_d"]);
+    // Properties without the feature: every test runs.
+    let properties = project.path().join("plain.properties");
+    std::fs::write(&properties, "teamcity.build.id=7\n").unwrap();
+    assert_eq!(started(&run(&properties)).len(), 4);
+}
+
+#[test]
+fn a_teamcity_parallel_tests_file_selects_this_batch_on_jest() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    project.write(
+        "one.test.js",
+        &js_tests(&[("a", false), ("b", false)], false),
+    );
+    project.write("sub/two.test.js", &js_tests(&[("c", false)], false));
+    project.write("three.test.js", &js_tests(&[("d", false)], false));
+    let properties = teamcity_batch(&project, "excludesFile", &["one.test.js", "three.test.js"]);
+    let run = Tcrunner::new(project.path())
+        .env("TEAMCITY_BUILD_PROPERTIES_FILE", &properties)
+        .run(LIMIT);
+    run.assert_code(0).assert_clean();
+    assert_eq!(started(&run), ["c"]);
+    assert_eq!(
+        line(&run.text(), "TeamCity parallel tests:"),
+        Some("TeamCity parallel tests: batch 2 of 3, 1 of 3 test files")
+    );
+}
+
+#[test]
+fn pytest_nf_runs_new_tests_first_then_the_newest_files() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false), ("b", false)]));
+    project.write("test_two.py", &py_tests(&[("c", false)]));
+    pytest(&project, &[]).assert_code(0);
+    // A new test in the older file, and the other file touched later.
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", false), ("n", false)]),
+    );
+    let old = std::time::SystemTime::now() - Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(project.path().join("test_one.py"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let run = pytest(&project, &["--nf"]);
+    run.assert_code(0).assert_clean();
+    assert_eq!(started(&run), ["test_n", "test_c", "test_a", "test_b"]);
+    assert_eq!(
+        line(&run.text(), "new-first:"),
+        Some("new-first: 3 tests known to the history")
+    );
+}
+
+#[test]
+fn tcrunner_history_shows_failures_the_slowest_and_the_stepwise_position() {
+    let project = Project::copy("history/pytest");
+    project.write(
+        "test_one.py",
+        &py_tests(&[("a", false), ("b", true), ("c", false)]),
+    );
+    let shown = |args: &[&str]| {
+        let out = util::tcrunner(&["history", "--project"])
+            .arg(project.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(
+        shown(&[]).starts_with("no test history in "),
+        "{}",
+        shown(&[])
+    );
+    pytest(&project, &["--sw"]).assert_code(1);
+    let text = shown(&[]);
+    assert!(text.starts_with("pytest: 2 tests in "), "{text}");
+    assert!(
+        text.contains("  failed last time: 1\n    test_one.py::test_b\n"),
+        "{text}"
+    );
+    assert!(text.contains(" s  test_one.py::test_a\n"), "{text}");
+    assert!(
+        text.contains("  stepwise: stopped at test_one.py::test_b, 1 tests done before it\n"),
+        "{text}"
+    );
+    assert_eq!(
+        shown(&["--framework", "jest"]),
+        format!(
+            "no test history in {}\n",
+            project.path().join(".tcrunner").display()
+        )
+    );
+}
+
+#[test]
+fn jest_stepwise_resumes_by_leaving_out_the_files_that_passed() {
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest").link_node_modules(&modules);
+    // With nothing cached jest runs the larger file first: p, then q.
+    let padding = format!("// {}\n", "-".repeat(4000));
+    project.write(
+        "p.test.js",
+        &format!("{padding}test('p1', () => {{}});\ntest('p2', () => {{}});\n"),
+    );
+    project.write(
+        "q.test.js",
+        "test('q1', () => { throw new Error('no'); });\ntest('q2', () => {});\n",
+    );
+    let sw = || {
+        Tcrunner::new(project.path())
+            .args(["--sw", "--", "-i"])
+            .run(LIMIT)
+    };
+    let run = sw();
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["p1", "p2", "q1"], "{}", run.describe());
+    // p's tests all passed: p is left out; q runs whole, stopping again.
+    let run = sw();
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["q1"], "{}", run.describe());
+    assert_eq!(
+        line(&run.text(), "stepwise: 1 of 2"),
+        Some("stepwise: 1 of 2 test files left to run")
+    );
+    project.write(
+        "q.test.js",
+        "test('q1', () => {});\ntest('q2', () => {});\n",
+    );
+    let run = sw();
+    run.assert_code(0);
+    assert_eq!(started(&run), ["q1", "q2"]);
+    // Through to the end: the next --sw starts over with every file.
+    let run = sw();
+    assert_eq!(started(&run).len(), 4);
+}
+
+#[test]
+fn a_collect_only_run_keeps_the_history() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    pytest(&project, &[]).assert_code(1);
+    pytest(&project, &["--collect-only"]).assert_code(0);
+    let run = pytest(&project, &["--lf"]);
+    assert_eq!(started(&run), ["test_a"]);
+}
+
+#[test]
+fn a_run_killed_mid_way_and_a_torn_temporary_file_leave_the_history_whole() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", true), ("b", false)]));
+    pytest(&project, &[]).assert_code(1);
+    let file = project.path().join(".tcrunner/history-pytest.json");
+    let before = std::fs::read_to_string(&file).unwrap();
+    // A write cut short by a crash: only its temporary file is torn.
+    project.write(
+        ".tcrunner/.history-pytest.json.99999.tmp",
+        "{\"version\": 1, \"tes",
+    );
+    project.write(
+        "test_two.py",
+        "import time\n\ndef test_slow():\n    time.sleep(30)\n",
+    );
+    let mut tcrunner = Tcrunner::pytest(project.path());
+    let marker = tcrunner.marker().to_owned();
+    let mut running = tcrunner.spawn();
+    running.wait_for("name='test_slow'", LIMIT);
+    running.signal(libc::SIGKILL);
+    // tcrunner is gone; pytest, in its own process group, is not.
+    util::kill_marked(&marker);
+    let _ = running.finish(LIMIT);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
+    let run = pytest(&project, &["--lf", "--path", "test_one.py"]);
+    assert_eq!(started(&run), ["test_a"]);
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
+}
