@@ -27,6 +27,9 @@ pub(crate) enum RawCommand {
     Convert(RawConvert),
     /// Validate a service-message stream (a file, or `-` for stdin).
     Check(RawCheck),
+    /// Show any service-message stream (a file, or `-` for stdin) as the
+    /// human terminal view, as it arrives: `some-runner | tcrunner view`.
+    View(RawView),
     /// Print a completion script for a shell (e.g. `tcrunner completions bash > /etc/bash_completion.d/tcrunner`).
     Completions {
         /// The shell.
@@ -40,10 +43,14 @@ pub(crate) enum RawCommand {
 /// Options shared by everything that writes a stream.
 #[derive(Debug, Args, Clone)]
 pub(crate) struct RawOutput {
-    /// Output dialect, or `none` for no stream [default: teamcity when
-    /// TEAMCITY_VERSION names a real server version, else intellij].
+    /// Output format, or `none` for no stream [default: teamcity when
+    /// TEAMCITY_VERSION names a real server version; human when stdout is a
+    /// terminal and neither TEAMCITY_VERSION nor an IDE transport variable
+    /// (JB_TEAMCITY_SOCKET_PATH, JB_TEAMCITY_SOCKET_PORT) is set; else intellij].
     #[arg(long, value_enum)]
     pub format: Option<Dialect>,
+    #[command(flatten)]
+    pub human: RawHuman,
     /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub offset: u64,
@@ -56,6 +63,32 @@ pub(crate) struct RawOutput {
     /// Announce `testRetrySupport` so a rerun's pass mutes an earlier failure (teamcity dialect).
     #[arg(long)]
     pub retry_support: bool,
+}
+
+/// How the human view looks (`--format human`, `tcrunner view`).
+#[derive(Debug, Args, Clone)]
+pub(crate) struct RawHuman {
+    /// Colour in the human view [default: auto, on at a terminal unless
+    /// NO_COLOR is set or TERM=dumb].
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+    /// Human view: a line for every test, not only for every file.
+    #[arg(long, short, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Human view: only the failures, the errors and the summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// When the human view uses colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// At a terminal, unless NO_COLOR is set or TERM=dumb.
+    Auto,
+    /// Always, even into a file or pipe.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Debug, Args)]
@@ -130,6 +163,15 @@ pub(crate) struct RawCheck {
     pub quiet: bool,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct RawView {
+    /// The stream to show; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub human: RawHuman,
+}
+
 /// Output dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Dialect {
@@ -137,6 +179,9 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
+    /// For a person: a live status line, a line per file, then the
+    /// failures and a summary (plain, without cursor movement, off a terminal).
+    Human,
     /// No stream on stdout: only the files asked for (`--events-out`).
     None,
 }
@@ -172,17 +217,94 @@ pub(crate) struct OutputConfig {
     pub collect_only: bool,
     /// Where to record the run's events (`--events-out`).
     pub events_out: Option<PathBuf>,
+    /// How the human view looks, when it is the format.
+    pub human: HumanConfig,
+}
+
+/// How much the human view shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verbosity {
+    /// The failures, the errors and the summary.
+    Quiet,
+    /// A line per file too.
+    Normal,
+    /// A line per test too.
+    Verbose,
+}
+
+/// The human view's settings, resolved against the terminal.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HumanConfig {
+    pub color: bool,
+    /// A live status line, redrawn in place: stdout is a terminal that
+    /// understands cursor movement.
+    pub live: bool,
+    pub verbosity: Verbosity,
+}
+
+impl HumanConfig {
+    fn from_raw(raw: &RawHuman, env: &Env) -> Self {
+        let terminal = env.stdout_terminal && !env.dumb_terminal;
+        HumanConfig {
+            color: match raw.color.unwrap_or(ColorChoice::Auto) {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => terminal && !env.no_color,
+            },
+            live: terminal,
+            verbosity: match (raw.quiet, raw.verbose) {
+                (true, _) => Verbosity::Quiet,
+                (false, true) => Verbosity::Verbose,
+                (false, false) => Verbosity::Normal,
+            },
+        }
+    }
+}
+
+/// What of the environment decides the defaults: who reads the output.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Env {
+    /// `$TEAMCITY_VERSION`: a TeamCity agent, or PyCharm (`LOCAL`).
+    pub teamcity_version: Option<String>,
+    /// An IDE's transport variable is set (`JB_TEAMCITY_SOCKET_PATH`,
+    /// `JB_TEAMCITY_SOCKET_PORT`): an IDE reads the stream.
+    pub ide_transport: bool,
+    /// Standard output is a terminal.
+    pub stdout_terminal: bool,
+    /// `TERM=dumb`: no cursor movement, no colour.
+    pub dumb_terminal: bool,
+    /// `NO_COLOR` is set and not empty.
+    pub no_color: bool,
+}
+
+impl Env {
+    /// Reads the process's environment and whether stdout is a terminal.
+    pub(crate) fn current() -> Env {
+        use std::io::IsTerminal as _;
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+        Env {
+            teamcity_version: std::env::var("TEAMCITY_VERSION").ok(),
+            ide_transport: set("JB_TEAMCITY_SOCKET_PATH") || set("JB_TEAMCITY_SOCKET_PORT"),
+            stdout_terminal: std::io::stdout().is_terminal(),
+            dumb_terminal: std::env::var_os("TERM").is_some_and(|t| t == "dumb"),
+            no_color: set("NO_COLOR"),
+        }
+    }
 }
 
 impl OutputConfig {
-    fn from_raw(raw: RawOutput, env_teamcity_version: Option<&str>) -> Self {
-        let dialect = raw.format.unwrap_or(match env_teamcity_version {
+    fn from_raw(raw: RawOutput, env: &Env) -> Self {
+        let dialect = raw.format.unwrap_or(match env.teamcity_version.as_deref() {
             // PyCharm sets TEAMCITY_VERSION=LOCAL for its own runners; only a
             // real agent sets a version.
             Some(v) if !v.is_empty() && !v.eq_ignore_ascii_case("LOCAL") => Dialect::Teamcity,
+            // Any TEAMCITY_VERSION or IDE transport means a program reads
+            // the stream, even under a pseudo-terminal.
+            None if !env.ide_transport && env.stdout_terminal => Dialect::Human,
             _ => Dialect::Intellij,
         });
         OutputConfig {
+            human: HumanConfig::from_raw(&raw.human, env),
             dialect,
             offset: raw.offset,
             timestamps: raw.timestamps,
@@ -201,6 +323,7 @@ pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
     Check(CheckConfig),
+    View(ViewConfig),
     Completions(clap_complete::Shell),
     Man,
 }
@@ -270,15 +393,48 @@ pub(crate) struct CheckConfig {
     pub quiet: bool,
 }
 
+/// `tcrunner view`'s settings.
+#[derive(Debug)]
+pub(crate) struct ViewConfig {
+    /// `None` reads stdin.
+    pub file: Option<PathBuf>,
+    pub output: OutputConfig,
+}
+
 impl Config {
-    /// Validates raw arguments; `teamcity_version` is `$TEAMCITY_VERSION`.
+    /// Validates raw arguments; `teamcity_version` is `$TEAMCITY_VERSION`,
+    /// and stdout is taken for something other than a terminal.
+    #[cfg(test)]
     pub(crate) fn from_args(args: RawArgs, teamcity_version: Option<&str>) -> Config {
+        let env = Env {
+            teamcity_version: teamcity_version.map(str::to_owned),
+            ..Env::default()
+        };
+        Config::from_args_in(args, &env)
+    }
+
+    /// Validates raw arguments in the environment `env` describes.
+    pub(crate) fn from_args_in(args: RawArgs, env: &Env) -> Config {
         match args.command {
             Some(RawCommand::Convert(c)) => Config::Convert(ConvertConfig {
                 files: c.files.into_iter().map(ReportInput::from_arg).collect(),
                 input_format: c.input_format,
-                output: OutputConfig::from_raw(c.output, teamcity_version),
+                output: OutputConfig::from_raw(c.output, env),
             }),
+            Some(RawCommand::View(v)) => {
+                let raw = RawOutput {
+                    format: Some(Dialect::Human),
+                    human: v.human,
+                    offset: 0,
+                    timestamps: false,
+                    skip_passed_output: false,
+                    retry_support: false,
+                };
+                Config::View(ViewConfig {
+                    file: v.file.filter(|f| f.as_os_str() != "-"),
+                    output: OutputConfig::from_raw(raw, env),
+                })
+            }
             Some(RawCommand::Check(c)) => Config::Check(CheckConfig {
                 file: c.file.filter(|f| f.as_os_str() != "-"),
                 quiet: c.quiet,
@@ -286,7 +442,7 @@ impl Config {
             Some(RawCommand::Completions { shell }) => Config::Completions(shell),
             Some(RawCommand::Man) => Config::Man,
             None => {
-                let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
+                let mut output = OutputConfig::from_raw(args.run.output.clone(), env);
                 output.block_service_messages = args.run.block_service_messages;
                 output.collect_only = args.run.collect_only;
                 output.events_out = args.run.events_out.clone();

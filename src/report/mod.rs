@@ -1,8 +1,11 @@
 //! Outputs: what a run's events become. [`Pipeline`] takes every source's
 //! events through the tree to each output (the service-message stream,
-//! and files beside it); [`output`] is the contract between them.
+//! the human view, and files beside them); [`output`] is the contract
+//! between them.
 mod events_file;
+mod failures;
 mod file;
+mod human;
 mod intellij;
 mod messages;
 mod output;
@@ -10,6 +13,7 @@ mod outputs;
 mod passthrough;
 mod pipeline;
 mod stream;
+mod style;
 mod summary;
 mod teamcity;
 

@@ -4,11 +4,12 @@ use std::io::{self, Write};
 
 use super::events_file::{EventsFile, RunLine};
 use super::file::{AtomicFile, FileError};
+use super::human::Human;
 use super::output::{Opened, Output, TreeEvent};
 use super::outputs::{FileOutput, Outputs, Primary};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use super::summary::Summary;
-use crate::cli::OutputConfig;
+use crate::cli::{Dialect, OutputConfig};
 use crate::event::{Node, Stream, TestEvent, TestResult};
 use crate::tree::Tree;
 
@@ -98,11 +99,15 @@ pub(crate) struct Pipeline<W: Write> {
 impl<W: Write> Pipeline<W> {
     /// Starts the outputs: the stream's opening messages are written.
     pub(crate) fn new(config: &OutputConfig, out: W, files: Vec<FileOutput>) -> io::Result<Self> {
-        let primary = match ServiceMessages::start(config, out)? {
-            Some(stream) => {
-                Primary::Messages(SkipPassedOutput::new(stream, config.skip_passed_output))
+        let primary = if config.dialect == Dialect::Human {
+            Primary::Human(Human::new(config.human, out))
+        } else {
+            match ServiceMessages::start(config, out)? {
+                Some(stream) => {
+                    Primary::Messages(SkipPassedOutput::new(stream, config.skip_passed_output))
+                }
+                None => Primary::None,
             }
-            None => Primary::None,
         };
         Ok(Pipeline {
             tree: if config.collect_only {
