@@ -222,18 +222,20 @@ pub(crate) struct OutputConfig {
 }
 
 /// How much the human view shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Verbosity {
     /// The failures, the errors and the summary.
     Quiet,
     /// A line per file too.
+    #[default]
     Normal,
     /// A line per test too.
     Verbose,
 }
 
-/// The human view's settings, resolved against the terminal.
-#[derive(Debug, Clone, Copy)]
+/// The human view's settings, resolved against the terminal (by default
+/// plain: no colour, no status line).
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct HumanConfig {
     pub color: bool,
     /// A live status line, redrawn in place: stdout is a terminal that

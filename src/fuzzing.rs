@@ -260,6 +260,7 @@ fn output(dialect: Dialect) -> OutputConfig {
         block_service_messages: false,
         collect_only: false,
         events_out: None,
+        human: crate::cli::HumanConfig::default(),
     }
 }
 

@@ -143,8 +143,14 @@ impl Failure {
             out.push('\n');
             diff(out, expected, actual, style);
         }
+        // Most frameworks' details repeat the message first (`Error: …`
+        // then the stack): shown once.
         let details = self.details.trim_end();
-        if !details.is_empty() && details != message {
+        let details = match details.strip_prefix(message) {
+            Some(rest) if !message.is_empty() => rest.trim_start_matches(['\n', '\r']),
+            _ => details,
+        };
+        if !details.is_empty() {
             out.push('\n');
             let mut hidden = 0;
             let lines: Vec<&str> = details

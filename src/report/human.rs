@@ -410,6 +410,9 @@ impl<W: Write> Human<W> {
                 }
             }
         }
+        if self.failures.is_empty() && self.errors.is_empty() {
+            out.push('\n');
+        }
         if self.collected > 0 && self.counts.total() == 0 {
             let what = if self.collected == 1 { "test" } else { "tests" };
             out.push_str(&format!("{} {what} collected\n", self.collected));
