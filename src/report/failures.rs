@@ -107,7 +107,10 @@ impl Failure {
             name,
             location,
             outcome: result.map(|r| r.outcome),
-            message: text(result.and_then(|r| r.message.as_ref())),
+            message: match result {
+                Some(result) => text(result.message.as_ref()),
+                None => "the run ended before this test finished".to_owned(),
+            },
             details: text(result.and_then(|r| r.details.as_ref())),
             expected: result.and_then(|r| r.expected.as_deref()).map(kept),
             actual: result.and_then(|r| r.actual.as_deref()).map(kept),

@@ -76,8 +76,8 @@ pub(crate) struct Human<W: Write> {
     collected: u64,
     /// The file whose test started last, for the status line.
     current: Option<String>,
-    /// The status line is on the screen.
-    status_shown: bool,
+    /// The status line is on the screen, this many columns wide.
+    status_shown: Option<usize>,
     last_draw: Option<Instant>,
     /// Plain text was written without its line end.
     line_open: bool,
@@ -104,7 +104,7 @@ impl<W: Write> Human<W> {
             errors: Vec::new(),
             collected: 0,
             current: None,
-            status_shown: false,
+            status_shown: None,
             last_draw: None,
             line_open: false,
             buf: String::new(),
@@ -163,12 +163,25 @@ impl<W: Write> Human<W> {
         })
     }
 
+    /// Takes the status line off the screen. A window made narrower since
+    /// it was drawn has wrapped it onto more rows (terminals reflow their
+    /// lines on resize): those rows go too.
+    fn erase_status(&mut self) -> io::Result<()> {
+        let Some(drawn) = self.status_shown.take() else {
+            return Ok(());
+        };
+        let columns = style::width().max(1);
+        let rows = drawn.div_ceil(columns).max(1);
+        if rows > 1 {
+            write!(self.out, "\r\x1b[{}A\x1b[J", rows - 1)
+        } else {
+            self.out.write_all(ERASE_LINE.as_bytes())
+        }
+    }
+
     /// Writes `self.buf` as lines that stay, above the status line.
     fn emit(&mut self) -> io::Result<()> {
-        if self.status_shown {
-            self.out.write_all(ERASE_LINE.as_bytes())?;
-            self.status_shown = false;
-        }
+        self.erase_status()?;
         if self.line_open {
             self.out.write_all(b"\n")?;
             self.line_open = false;
@@ -339,7 +352,7 @@ impl<W: Write> Human<W> {
         }
         self.last_draw = Some(now);
         let done = self.counts.total();
-        let mut line = String::from(ERASE_LINE);
+        let mut line = String::new();
         self.style.push(&mut line, Paint::Bold, " RUNNING ");
         match self.total.filter(|&t| t > 0) {
             Some(total) => {
@@ -364,9 +377,12 @@ impl<W: Write> Human<W> {
             line.push_str("  ");
             self.style.push(&mut line, Paint::Dim, current);
         }
-        let line = style::fit(&line, style::width().saturating_sub(1));
+        // Room at the end for the `^C` a terminal echoes there.
+        let line = style::fit(&line, style::width().saturating_sub(3));
+        self.erase_status()?;
+        self.out.write_all(ERASE_LINE.as_bytes())?;
         self.out.write_all(line.as_bytes())?;
-        self.status_shown = true;
+        self.status_shown = Some(style::visible_len(&line));
         Ok(())
     }
 
@@ -530,10 +546,7 @@ impl<W: Write> Output for Human<W> {
         if self.verbosity == Verbosity::Quiet || bytes.is_empty() {
             return Ok(());
         }
-        if self.status_shown {
-            self.out.write_all(ERASE_LINE.as_bytes())?;
-            self.status_shown = false;
-        }
+        self.erase_status()?;
         self.out.write_all(bytes)?;
         self.line_open = !bytes.ends_with(b"\n");
         Ok(())

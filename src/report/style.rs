@@ -101,6 +101,22 @@ pub(super) fn fit(text: &str, columns: usize) -> String {
     out
 }
 
+/// The columns `text` takes: its characters, escape codes left out.
+pub(super) fn visible_len(text: &str) -> usize {
+    let mut len = 0;
+    let mut escape = false;
+    for c in text.chars() {
+        match (escape, c) {
+            (false, '\x1b') => escape = true,
+            (true, 'm') => escape = false,
+            (true, _) => {}
+            (false, '\r') => len = 0,
+            (false, _) => len += 1,
+        }
+    }
+    len
+}
+
 /// A duration for people: `0.012s`, `3.2s`, `1m 04s`.
 pub(super) fn seconds(ms: u64) -> String {
     match ms {
@@ -134,6 +150,11 @@ mod tests {
             "codes are kept and closed"
         );
         assert_eq!(fit("\x1b[31mab\x1b[0m", 4), "\x1b[31mab\x1b[0m");
+    }
+
+    #[test]
+    fn visible_length_skips_codes() {
+        assert_eq!(visible_len("\r\x1b[2K\x1b[1m RUN \x1b[0mab"), 7);
     }
 
     #[test]

@@ -168,6 +168,8 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         collect_only,
         ..config.output
     };
+    let live_view = output.dialect == crate::cli::Dialect::Human && output.human.live;
+    NOTES.store(!live_view, std::sync::atomic::Ordering::Relaxed);
     let files = report::open_files(&output).map_err(RunError::OutputFile)?;
     let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
@@ -290,10 +292,17 @@ fn quiet_exit() -> i32 {
     exit::SIGNAL_BASE + libc::SIGPIPE
 }
 
+/// Whether [`note`] writes. Not while the human view redraws its status
+/// line on the terminal: a line on stderr would break into it, and every
+/// note also reaches the view (a test's failure, the run's errors).
+static NOTES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
 /// One `tcrunner: …` line on stderr. Unlike `eprintln!`, a closed stderr
 /// (an IDE that stopped the run) is no reason to panic.
 pub(super) fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+    if NOTES.load(std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+    }
 }
 
 /// `2` for 2.0, `0.5` for 0.5: seconds as a user typed them.
