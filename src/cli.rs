@@ -10,7 +10,9 @@ use crate::frameworks::FrameworkName;
 ///
 /// Without a subcommand, tcrunner runs the project's tests. It accepts PyCharm's
 /// what-to-run arguments (--path, --target, --offset, then `--` and raw
-/// framework arguments) and writes `##teamcity[...]` messages to stdout.
+/// framework arguments) and writes `##teamcity[...]` messages to stdout; at a
+/// terminal that no IDE or CI server reads, the human view instead (a live
+/// status line, the failures and a summary: --format human).
 #[derive(Debug, Parser)]
 #[command(name = "tcrunner", version, long_version = LONG_VERSION, args_conflicts_with_subcommands = true)]
 #[command(after_help = crate::exit::help())]
@@ -72,7 +74,7 @@ pub(crate) struct RawHuman {
     /// NO_COLOR is set or TERM=dumb].
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
-    /// Human view: a line for every test, not only for every file.
+    /// Human view: a line for every test instead of one per file.
     #[arg(long, short, conflicts_with = "quiet")]
     pub verbose: bool,
     /// Human view: only the failures, the errors and the summary.
@@ -454,5 +456,94 @@ impl Config {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+
+    fn output(args: &[&str], env: &Env) -> OutputConfig {
+        let raw = RawArgs::try_parse_from(std::iter::once("tcrunner").chain(args.iter().copied()))
+            .unwrap();
+        match Config::from_args_in(raw, env) {
+            Config::Run(run) => run.output,
+            Config::Convert(convert) => convert.output,
+            Config::View(view) => view.output,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_human_view_is_for_a_terminal_nobody_else_reads() {
+        let terminal = Env {
+            stdout_terminal: true,
+            ..Env::default()
+        };
+        let with = |change: fn(&mut Env)| {
+            let mut env = terminal.clone();
+            change(&mut env);
+            env
+        };
+        let cases: &[(&[&str], Env, Dialect)] = &[
+            (&[], terminal.clone(), Dialect::Human),
+            (&[], Env::default(), Dialect::Intellij),
+            (
+                &[],
+                with(|e| e.teamcity_version = Some("LOCAL".into())),
+                Dialect::Intellij,
+            ),
+            (
+                &[],
+                with(|e| e.teamcity_version = Some("2025.07".into())),
+                Dialect::Teamcity,
+            ),
+            (&[], with(|e| e.ide_transport = true), Dialect::Intellij),
+            (
+                &["--format", "intellij"],
+                terminal.clone(),
+                Dialect::Intellij,
+            ),
+            (&["--format", "human"], Env::default(), Dialect::Human),
+            (&["convert", "r.xml"], terminal.clone(), Dialect::Human),
+            (&["view"], Env::default(), Dialect::Human),
+        ];
+        for (args, env, dialect) in cases {
+            assert_eq!(output(args, env).dialect, *dialect, "{args:?} {env:?}");
+        }
+    }
+
+    #[test]
+    fn colour_and_the_status_line_follow_the_terminal() {
+        let terminal = Env {
+            stdout_terminal: true,
+            ..Env::default()
+        };
+        let human = |args: &[&str], env: &Env| {
+            let c = output(args, env).human;
+            (c.color, c.live, c.verbosity)
+        };
+        use Verbosity::*;
+        assert_eq!(human(&[], &terminal), (true, true, Normal));
+        assert_eq!(human(&["-q"], &Env::default()), (false, false, Quiet));
+        assert_eq!(
+            human(&["-v", "--color", "always"], &Env::default()),
+            (true, false, Verbose)
+        );
+        let no_color = Env {
+            no_color: true,
+            ..terminal.clone()
+        };
+        assert_eq!(human(&[], &no_color), (false, true, Normal));
+        assert!(human(&["--color", "always"], &no_color).0);
+        let dumb = Env {
+            dumb_terminal: true,
+            ..terminal.clone()
+        };
+        assert_eq!(human(&[], &dumb), (false, false, Normal));
+        assert!(!human(&["--color", "never"], &terminal).0);
+        assert!(RawArgs::try_parse_from(["tcrunner", "-q", "-v"]).is_err());
     }
 }

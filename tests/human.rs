@@ -71,7 +71,7 @@ fn redact(text: &str, project: &Path) -> String {
     if !base.is_empty() {
         paths.push((base, "<PYTHON>"));
     }
-    paths.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
     for (path, label) in paths {
         text = text.replace(&path, label);
     }
@@ -364,6 +364,8 @@ fn view_reads_our_streams_in_both_dialects() {
     let args = pytest_args(&["--path", "tests/test_basic.py"]);
     let (_, human) = run(&project, &args, &[], "never");
     let summary = |out: &str| out.lines().last().unwrap_or_default().to_owned();
+    let time = Regex::new(r" in \S+$").unwrap();
+    let strip = |s: &str| time.replace(s, "").into_owned();
     for dialect in ["intellij", "teamcity"] {
         let out = util::output(
             util::tcrunner(&["--format", dialect, "--project"])
@@ -377,7 +379,6 @@ fn view_reads_our_streams_in_both_dialects() {
         let _ = std::fs::remove_file(&stream);
         assert_eq!(code, 1);
         let viewed = plain(&viewed);
-        let strip = |s: &str| Regex::new(r" in \S+$").unwrap().replace(s, "").into_owned();
         // The teamcity dialect has no `error='true'`: errors read as failures.
         let expected = match dialect {
             "intellij" => strip(&summary(&human)),
