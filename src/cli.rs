@@ -1,4 +1,4 @@
-//! The command line: clap parses raw arguments, [`Config::from_args`] validates
+//! The command line: clap parses raw arguments, [`Config::from_args_in`] validates
 //! and resolves them. No other module sees raw strings.
 use std::path::PathBuf;
 
