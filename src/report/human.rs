@@ -562,3 +562,97 @@ impl<W: Write> Output for Human<W> {
         self.out.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Node;
+
+    fn config(live: bool) -> HumanConfig {
+        HumanConfig {
+            color: false,
+            live,
+            verbosity: Verbosity::Normal,
+        }
+    }
+
+    /// Runs `files` files of `per_file` tests each through the view, every
+    /// `fail_every`th failing with some output; flushes after each test.
+    fn run(view: &mut Human<Vec<u8>>, files: u64, per_file: u64, fail_every: u64) {
+        let file_node = Node {
+            name: "t.py".into(),
+            kind: NodeKind::File,
+            ..Node::default()
+        };
+        let test_node = Node {
+            name: "test".into(),
+            kind: NodeKind::Test,
+            ..Node::default()
+        };
+        let mut id = 0;
+        for _ in 0..files {
+            id += 1;
+            let file = Opened {
+                id,
+                parent: 0,
+                flow: id,
+                is_test: false,
+                node: &file_node,
+            };
+            view.event(TreeEvent::Started(&file)).unwrap();
+            for n in 0..per_file {
+                id += 1;
+                let test = Opened {
+                    id,
+                    parent: file.id,
+                    flow: file.id,
+                    is_test: true,
+                    node: &test_node,
+                };
+                let failed = n % fail_every == 0;
+                let output = [(crate::event::Stream::Stdout, "x".repeat(100))];
+                let result = TestResult {
+                    outcome: if failed {
+                        Outcome::Failed
+                    } else {
+                        Outcome::Passed
+                    },
+                    ..TestResult::default()
+                };
+                view.test(&test, &output, &result).unwrap();
+                view.flush().unwrap();
+            }
+            view.event(TreeEvent::SuiteFinished(&file)).unwrap();
+        }
+    }
+
+    #[test]
+    fn memory_follows_the_failures_not_the_tests() {
+        let mut view = Human::new(config(false), Vec::new());
+        run(&mut view, 20, 500, 100);
+        assert_eq!(view.counts.passed, 9_900);
+        assert_eq!(view.failures.len(), 100);
+        assert!(view.nodes.is_empty() && view.captured.is_empty() && view.tallies.is_empty());
+        let lines = String::from_utf8(view.out.clone()).unwrap();
+        assert_eq!(lines.lines().count(), 20, "a line per file:\n{lines}");
+    }
+
+    #[test]
+    fn the_status_line_is_drawn_at_most_twenty_times_a_second() {
+        let mut view = Human::new(config(true), Vec::new());
+        let start = Instant::now();
+        run(&mut view, 4, 2_500, 1_000_000);
+        let took = start.elapsed();
+        let shown = String::from_utf8(view.out.clone()).unwrap();
+        let draws = shown.matches(" RUNNING ").count() as u128;
+        assert!(draws >= 1, "{shown}");
+        assert!(
+            draws <= took.as_millis() / REDRAW.as_millis() + 1 + 4,
+            "{draws} draws in {took:?}"
+        );
+        // Off a terminal: never.
+        let mut plain = Human::new(config(false), Vec::new());
+        run(&mut plain, 1, 10, 1_000_000);
+        assert!(!String::from_utf8(plain.out).unwrap().contains("RUNNING"));
+    }
+}
