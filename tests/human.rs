@@ -87,6 +87,11 @@ fn redact(text: &str, project: &Path) -> String {
             re(r"(?:<ROOT>/|(?:\.\./)+)target/venv/pytest\d/lib/python3\.X/site-packages/"),
             "<SITE-PACKAGES>/",
         ),
+        // The same from a copy of a fixture under target/tmp.
+        (
+            re(r"(?:\.\./)+venv/pytest\d/lib/python3\.X/site-packages/"),
+            "<SITE-PACKAGES>/",
+        ),
         // Python 3.11+ marks the failing expression with a line of `^`.
         (re(r"(?m)^ *(?:\x1b\[2m)? *[\^~][\^~ ]*(?:\x1b\[0m)?\n"), ""),
     ] {
@@ -129,34 +134,29 @@ fn with(first: &[&'static str], then: &[&'static str]) -> Vec<&'static str> {
 
 // --- pytest -------------------------------------------------------------------
 
+/// A copy of the pytest fixture: pytest leaves its cache behind.
+fn pytest_fixture() -> Project {
+    Project::copy("pytest")
+}
+
 #[test]
 fn pytest_passing() {
-    let args = pytest_args(&["--target", "tests/test_calc.py::test_add"]);
-    snapshot("pytest_passing", &path("example"), &args, &[], 0);
+    let project = pytest_fixture();
+    let args = pytest_args(&["--target", "tests/test_basic.py::test_add"]);
+    snapshot("pytest_passing", project.path(), &args, &[], 0);
 }
 
 #[test]
 fn pytest_failing() {
+    let project = pytest_fixture();
     let args = pytest_args(&["--target", "tests/test_basic.py::test_str_equality"]);
-    snapshot(
-        "pytest_failing",
-        &path("tests/fixtures/pytest"),
-        &args,
-        &[],
-        1,
-    );
+    snapshot("pytest_failing", project.path(), &args, &[], 1);
 }
 
 #[test]
 fn pytest_mixed() {
-    let args = pytest_args(&[]);
-    snapshot(
-        "pytest_mixed",
-        &path("tests/fixtures/pytest"),
-        &args,
-        &[],
-        1,
-    );
+    let project = pytest_fixture();
+    snapshot("pytest_mixed", project.path(), &pytest_args(&[]), &[], 1);
 }
 
 #[test]
@@ -270,7 +270,8 @@ fn vitest_timed_out() {
 /// `--color never` writes exactly the coloured view without its codes.
 #[test]
 fn color_never_is_the_coloured_view_without_codes() {
-    let project = path("tests/fixtures/pytest");
+    let fixture = pytest_fixture();
+    let project = fixture.path().to_path_buf();
     let args = pytest_args(&["--path", "tests/test_basic.py"]);
     let (_, never) = run(&project, &args, &[], "never");
     let (_, always) = run(&project, &args, &[], "always");
@@ -282,7 +283,8 @@ fn color_never_is_the_coloured_view_without_codes() {
 /// line for every test.
 #[test]
 fn quiet_and_verbose() {
-    let project = path("tests/fixtures/pytest");
+    let fixture = pytest_fixture();
+    let project = fixture.path().to_path_buf();
     let args = pytest_args(&["--path", "tests/test_basic.py"]);
     let (_, quiet) = run(&project, &with(&["-q"], &args), &[], "never");
     let (_, normal) = run(&project, &args, &[], "never");
@@ -360,7 +362,8 @@ fn view_reference_samples() {
 /// verdicts as the human view of the run itself.
 #[test]
 fn view_reads_our_streams_in_both_dialects() {
-    let project = path("tests/fixtures/pytest");
+    let fixture = pytest_fixture();
+    let project = fixture.path().to_path_buf();
     let args = pytest_args(&["--path", "tests/test_basic.py"]);
     let (_, human) = run(&project, &args, &[], "never");
     let summary = |out: &str| out.lines().last().unwrap_or_default().to_owned();
@@ -509,9 +512,10 @@ fn a_terminal_gets_the_human_view_and_an_ide_under_a_pty_the_messages() {
 /// A run under a pty with `TEAMCITY_VERSION=LOCAL` writes service messages.
 #[test]
 fn a_pytest_run_under_a_pty_for_pycharm_writes_messages() {
-    let project = path("example");
+    let fixture = pytest_fixture();
+    let project = fixture.path();
     let args = format!(
-        "--project {} --python {} --target tests/test_calc.py::test_add",
+        "--project {} --python {} --target tests/test_basic.py::test_add",
         project.display(),
         pytest9().display()
     );

@@ -164,8 +164,10 @@ impl Translator {
             }
             "testFailed" | "testIgnored" => {
                 let key = Self::test_key(message);
-                if !self.running.contains_key(&key) {
-                    // A verdict without a start: the test starts here.
+                // A verdict without a start is a whole test, as TeamCity
+                // reads it (vitest-teamcity-reporter's skips and todos).
+                let whole = !self.running.contains_key(&key);
+                if whole {
                     let id = self.start(message, &mut events);
                     events.push(TestEvent::Started { id });
                 }
@@ -192,6 +194,10 @@ impl Translator {
                     .is_none_or(|v| v.outcome == Outcome::Skipped)
                 {
                     running.verdict = Some(result);
+                }
+                if whole {
+                    let running = self.running.remove(&key).expect("just started");
+                    events.extend(running.verdict.map(TestEvent::Finished));
                 }
             }
             "testFinished" => {
@@ -346,6 +352,22 @@ mod tests {
             ("t4", Outcome::Failed, Some(2), Some("1"))
         );
         assert_eq!(got[8], TestEvent::SuiteDone { id: "s1".into() });
+    }
+
+    #[test]
+    fn a_verdict_without_a_start_is_a_whole_test() {
+        let got = events(concat!(
+            "##teamcity[testIgnored name='todo' flowId='f']\n",
+            "##teamcity[testStarted name='t' flowId='f']\n",
+        ));
+        let TestEvent::Finished(result) = &got[2] else {
+            panic!("{got:?}")
+        };
+        assert_eq!(
+            (result.id.as_str(), result.outcome),
+            ("t1", Outcome::Skipped)
+        );
+        assert_eq!(got.len(), 5, "{got:?}");
     }
 
     #[test]
