@@ -526,3 +526,32 @@ fn a_pytest_run_under_a_pty_for_pycharm_writes_messages() {
     assert!(!human.contains("##teamcity["), "{human}");
     assert!(human.contains("1 passed"), "{human}");
 }
+
+/// `--collect-only`: the framework's own list, then how many were
+/// collected beside the files that failed to; `-v` lists them as the view
+/// names them.
+#[test]
+fn collect_only_counts_what_was_collected() {
+    let fixture = pytest_fixture();
+    let project = fixture.path().to_path_buf();
+    let args = pytest_args(&["--collect-only"]);
+    let (code, normal) = run(&project, &args, &[], "never");
+    assert_eq!(
+        code, 1,
+        "a file that did not import fails the run\n{normal}"
+    );
+    assert!(
+        !normal.contains("tests/test_basic.py > test_add"),
+        "{normal}"
+    );
+    let last = normal.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("FAILED 53 tests collected, 1 error, 1 skipped in "),
+        "{last}"
+    );
+    let (_, verbose) = run(&project, &with(&["-v"], &args), &[], "never");
+    assert!(
+        verbose.contains("\ntests/test_basic.py > test_add\n"),
+        "{verbose}"
+    );
+}

@@ -429,29 +429,34 @@ impl<W: Write> Human<W> {
         if self.failures.is_empty() && self.errors.is_empty() {
             out.push('\n');
         }
-        if self.collected > 0 && self.counts.total() == 0 {
-            let what = if self.collected == 1 { "test" } else { "tests" };
-            out.push_str(&format!("{} {what} collected\n", self.collected));
+        let (paint, label) = if self.counts.any_failed() {
+            (Paint::Alarm, "FAILED")
+        } else if self
+            .errors
+            .iter()
+            .any(|e| matches!(e, RunError::Log(LogLevel::Error, _)))
+        {
+            (Paint::Alarm, "ERROR ")
         } else {
-            let (paint, label) = if self.counts.any_failed() {
-                (Paint::Alarm, "FAILED")
-            } else if self
-                .errors
-                .iter()
-                .any(|e| matches!(e, RunError::Log(LogLevel::Error, _)))
-            {
-                (Paint::Alarm, "ERROR ")
-            } else {
-                (Paint::Green, "PASSED")
-            };
-            style.push(&mut out, paint, label);
-            out.push(' ');
+            (Paint::Green, "PASSED")
+        };
+        style.push(&mut out, paint, label);
+        out.push(' ');
+        if self.collected > 0 {
+            // A collect-only tree; its files' errors are counted beside it.
+            let what = if self.collected == 1 { "test" } else { "tests" };
+            out.push_str(&format!("{} {what} collected", self.collected));
+            if self.counts.total() > 0 {
+                out.push_str(", ");
+                self.painted_counts(&mut out);
+            }
+        } else {
             self.painted_counts(&mut out);
-            out.push_str(&format!(
-                " in {}\n",
-                style::seconds(self.started.elapsed().as_millis() as u64)
-            ));
         }
+        out.push_str(&format!(
+            " in {}\n",
+            style::seconds(self.started.elapsed().as_millis() as u64)
+        ));
         self.buf = out;
         self.emit()
     }
@@ -531,7 +536,8 @@ impl<W: Write> Output for Human<W> {
             },
             TreeEvent::TreeTest(node) => {
                 self.collected += 1;
-                if self.verbosity != Verbosity::Quiet {
+                // The framework lists them itself: again with -v only.
+                if self.verbosity == Verbosity::Verbose {
                     self.buf = self.full_name(node);
                     self.buf.push('\n');
                     self.emit()?;
