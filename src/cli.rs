@@ -1,4 +1,4 @@
-//! The command line: clap parses raw arguments, [`Config::from_args`] validates
+//! The command line: clap parses raw arguments, [`Config::from_args_in`] validates
 //! and resolves them. No other module sees raw strings.
 use std::path::PathBuf;
 
@@ -13,7 +13,9 @@ use crate::frameworks::FrameworkName;
 ///
 /// Without a subcommand, tcrunner runs the project's tests. It accepts PyCharm's
 /// what-to-run arguments (--path, --target, --offset, then `--` and raw
-/// framework arguments) and writes `##teamcity[...]` messages to stdout.
+/// framework arguments) and writes `##teamcity[...]` messages to stdout; at a
+/// terminal that no IDE or CI server reads, the human view instead (a live
+/// status line, the failures and a summary: --format human).
 #[derive(Debug, Parser)]
 #[command(name = "tcrunner", version, long_version = LONG_VERSION, args_conflicts_with_subcommands = true)]
 #[command(after_help = crate::exit::help())]
@@ -30,6 +32,9 @@ pub(crate) enum RawCommand {
     Convert(RawConvert),
     /// Validate a service-message stream (a file, or `-` for stdin).
     Check(RawCheck),
+    /// Show any service-message stream (a file, or `-` for stdin) as the
+    /// human terminal view, as it arrives: `some-runner | tcrunner view`.
+    View(RawView),
     /// Print a completion script for a shell (e.g. `tcrunner completions bash > /etc/bash_completion.d/tcrunner`).
     Completions {
         /// The shell.
@@ -98,10 +103,14 @@ pub(crate) struct RawShowHistory {
 /// Options shared by everything that writes a stream.
 #[derive(Debug, Args, Clone)]
 pub(crate) struct RawOutput {
-    /// Output dialect, or `none` for no stream [default: teamcity when
-    /// TEAMCITY_VERSION names a real server version, else intellij].
+    /// Output format, or `none` for no stream [default: teamcity when
+    /// TEAMCITY_VERSION names a real server version; human when stdout is a
+    /// terminal and neither TEAMCITY_VERSION nor an IDE transport variable
+    /// (JB_TEAMCITY_SOCKET_PATH, JB_TEAMCITY_SOCKET_PORT) is set; else intellij].
     #[arg(long, value_enum)]
     pub format: Option<Dialect>,
+    #[command(flatten)]
+    pub human: RawHuman,
     /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub offset: u64,
@@ -125,7 +134,7 @@ pub(crate) struct RawOutput {
 }
 
 /// The JSON result and grading: groups, scenarios, pass policy (docs/results.md).
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub(crate) struct RawGrading {
     /// Also write tcrunner's JSON result to FILE: every test with its
     /// status, group and scenario, a summary per group, run-level errors
@@ -175,6 +184,32 @@ impl GradingConfig {
             graded,
         }
     }
+}
+
+/// How the human view looks (`--format human`, `tcrunner view`).
+#[derive(Debug, Args, Clone)]
+pub(crate) struct RawHuman {
+    /// Colour in the human view [default: auto, on at a terminal unless
+    /// NO_COLOR is set or TERM=dumb].
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+    /// Human view: a line for every test instead of one per file.
+    #[arg(long, short, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Human view: only the failures, the errors and the summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// When the human view uses colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// At a terminal, unless NO_COLOR is set or TERM=dumb.
+    Auto,
+    /// Always, even into a file or pipe.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Debug, Args)]
@@ -305,6 +340,15 @@ pub(crate) struct RawCheck {
     pub quiet: bool,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct RawView {
+    /// The stream to show; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub human: RawHuman,
+}
+
 /// Output dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Dialect {
@@ -312,8 +356,20 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
-    /// No stream on stdout: only the files asked for (`--events-out`, `--json`, `--ctrf`, `--junit-xml`).
+    /// For a person: a live status line, a line per file, then the
+    /// failures and a summary (plain, without cursor movement, off a terminal).
+    Human,
+    /// No stream on stdout: only the files asked for (`--events-out`, `--json`, `--ctrf`,
+    /// `--junit-xml`).
     None,
+}
+
+impl Dialect {
+    /// Whether the format is service messages (for the IDE's socket, when
+    /// it asks for them).
+    pub(crate) fn writes_messages(self) -> bool {
+        matches!(self, Dialect::Intellij | Dialect::Teamcity)
+    }
 }
 
 /// A report-file format `convert` reads.
@@ -353,17 +409,96 @@ pub(crate) struct OutputConfig {
     pub junit_xml: Option<PathBuf>,
     /// `--json`, groups and the pass policy.
     pub grading: GradingConfig,
+    /// How the human view looks, when it is the format.
+    pub human: HumanConfig,
+}
+
+/// How much the human view shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Verbosity {
+    /// The failures, the errors and the summary.
+    Quiet,
+    /// A line per file too.
+    #[default]
+    Normal,
+    /// A line per test too.
+    Verbose,
+}
+
+/// The human view's settings, resolved against the terminal (by default
+/// plain: no colour, no status line).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HumanConfig {
+    pub color: bool,
+    /// A live status line, redrawn in place: stdout is a terminal that
+    /// understands cursor movement.
+    pub live: bool,
+    pub verbosity: Verbosity,
+}
+
+impl HumanConfig {
+    fn from_raw(raw: &RawHuman, env: &Env) -> Self {
+        let terminal = env.stdout_terminal && !env.dumb_terminal;
+        HumanConfig {
+            color: match raw.color.unwrap_or(ColorChoice::Auto) {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => terminal && !env.no_color,
+            },
+            live: terminal,
+            verbosity: match (raw.quiet, raw.verbose) {
+                (true, _) => Verbosity::Quiet,
+                (false, true) => Verbosity::Verbose,
+                (false, false) => Verbosity::Normal,
+            },
+        }
+    }
+}
+
+/// What of the environment decides the defaults: who reads the output.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Env {
+    /// `$TEAMCITY_VERSION`: a TeamCity agent, or PyCharm (`LOCAL`).
+    pub teamcity_version: Option<String>,
+    /// An IDE's transport variable is set (`JB_TEAMCITY_SOCKET_PATH`,
+    /// `JB_TEAMCITY_SOCKET_PORT`): an IDE reads the stream.
+    pub ide_transport: bool,
+    /// Standard output is a terminal.
+    pub stdout_terminal: bool,
+    /// `TERM=dumb`: no cursor movement, no colour.
+    pub dumb_terminal: bool,
+    /// `NO_COLOR` is set and not empty.
+    pub no_color: bool,
+}
+
+impl Env {
+    /// Reads the process's environment and whether stdout is a terminal.
+    pub(crate) fn current() -> Env {
+        use std::io::IsTerminal as _;
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+        Env {
+            teamcity_version: std::env::var("TEAMCITY_VERSION").ok(),
+            ide_transport: set("JB_TEAMCITY_SOCKET_PATH") || set("JB_TEAMCITY_SOCKET_PORT"),
+            stdout_terminal: std::io::stdout().is_terminal(),
+            dumb_terminal: std::env::var_os("TERM").is_some_and(|t| t == "dumb"),
+            no_color: set("NO_COLOR"),
+        }
+    }
 }
 
 impl OutputConfig {
-    fn from_raw(raw: RawOutput, env_teamcity_version: Option<&str>) -> Self {
-        let dialect = raw.format.unwrap_or(match env_teamcity_version {
+    fn from_raw(raw: RawOutput, env: &Env) -> Self {
+        let dialect = raw.format.unwrap_or(match env.teamcity_version.as_deref() {
             // PyCharm sets TEAMCITY_VERSION=LOCAL for its own runners; only a
             // real agent sets a version.
             Some(v) if !v.is_empty() && !v.eq_ignore_ascii_case("LOCAL") => Dialect::Teamcity,
+            // Any TEAMCITY_VERSION or IDE transport means a program reads
+            // the stream, even under a pseudo-terminal.
+            None if !env.ide_transport && env.stdout_terminal => Dialect::Human,
             _ => Dialect::Intellij,
         });
         OutputConfig {
+            human: HumanConfig::from_raw(&raw.human, env),
             dialect,
             offset: raw.offset,
             timestamps: raw.timestamps,
@@ -383,11 +518,11 @@ impl OutputConfig {
 // Made once per process: a run's settings are held inline.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-#[allow(clippy::large_enum_variant)] // one per process: boxing it would buy nothing
 pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),
     Check(CheckConfig),
+    View(ViewConfig),
     Completions(clap_complete::Shell),
     Man,
     PromptfooProvider,
@@ -463,16 +598,52 @@ pub(crate) struct CheckConfig {
     pub quiet: bool,
 }
 
+/// `tcrunner view`'s settings.
+#[derive(Debug)]
+pub(crate) struct ViewConfig {
+    /// `None` reads stdin.
+    pub file: Option<PathBuf>,
+    pub output: OutputConfig,
+}
+
 impl Config {
-    /// Validates raw arguments; `teamcity_version` is `$TEAMCITY_VERSION`.
+    /// Validates raw arguments; `teamcity_version` is `$TEAMCITY_VERSION`,
+    /// and stdout is taken for something other than a terminal.
+    #[cfg(test)]
     pub(crate) fn from_args(args: RawArgs, teamcity_version: Option<&str>) -> Config {
+        let env = Env {
+            teamcity_version: teamcity_version.map(str::to_owned),
+            ..Env::default()
+        };
+        Config::from_args_in(args, &env)
+    }
+
+    /// Validates raw arguments in the environment `env` describes.
+    pub(crate) fn from_args_in(args: RawArgs, env: &Env) -> Config {
         match args.command {
             Some(RawCommand::Convert(c)) => Config::Convert(ConvertConfig {
                 files: c.files.into_iter().map(ReportInput::from_arg).collect(),
                 input_format: c.input_format,
-                output: OutputConfig::from_raw(c.output, teamcity_version),
+                output: OutputConfig::from_raw(c.output, env),
             }),
             Some(RawCommand::PromptfooProvider) => Config::PromptfooProvider,
+            Some(RawCommand::View(v)) => {
+                let raw = RawOutput {
+                    format: Some(Dialect::Human),
+                    human: v.human,
+                    offset: 0,
+                    timestamps: false,
+                    skip_passed_output: false,
+                    retry_support: false,
+                    ctrf: None,
+                    junit_xml: None,
+                    grading: RawGrading::default(),
+                };
+                Config::View(ViewConfig {
+                    file: v.file.filter(|f| f.as_os_str() != "-"),
+                    output: OutputConfig::from_raw(raw, env),
+                })
+            }
             Some(RawCommand::Check(c)) => Config::Check(CheckConfig {
                 file: c.file.filter(|f| f.as_os_str() != "-"),
                 quiet: c.quiet,
@@ -491,7 +662,7 @@ impl Config {
                 Config::History(dir, h.framework)
             }
             None => {
-                let mut output = OutputConfig::from_raw(args.run.output.clone(), teamcity_version);
+                let mut output = OutputConfig::from_raw(args.run.output.clone(), env);
                 output.block_service_messages = args.run.block_service_messages;
                 output.collect_only = args.run.collect_only;
                 output.events_out = args.run.events_out.clone();
@@ -501,5 +672,94 @@ impl Config {
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::*;
+
+    fn output(args: &[&str], env: &Env) -> OutputConfig {
+        let raw = RawArgs::try_parse_from(std::iter::once("tcrunner").chain(args.iter().copied()))
+            .unwrap();
+        match Config::from_args_in(raw, env) {
+            Config::Run(run) => run.output,
+            Config::Convert(convert) => convert.output,
+            Config::View(view) => view.output,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_human_view_is_for_a_terminal_nobody_else_reads() {
+        let terminal = Env {
+            stdout_terminal: true,
+            ..Env::default()
+        };
+        let with = |change: fn(&mut Env)| {
+            let mut env = terminal.clone();
+            change(&mut env);
+            env
+        };
+        let cases: &[(&[&str], Env, Dialect)] = &[
+            (&[], terminal.clone(), Dialect::Human),
+            (&[], Env::default(), Dialect::Intellij),
+            (
+                &[],
+                with(|e| e.teamcity_version = Some("LOCAL".into())),
+                Dialect::Intellij,
+            ),
+            (
+                &[],
+                with(|e| e.teamcity_version = Some("2025.07".into())),
+                Dialect::Teamcity,
+            ),
+            (&[], with(|e| e.ide_transport = true), Dialect::Intellij),
+            (
+                &["--format", "intellij"],
+                terminal.clone(),
+                Dialect::Intellij,
+            ),
+            (&["--format", "human"], Env::default(), Dialect::Human),
+            (&["convert", "r.xml"], terminal.clone(), Dialect::Human),
+            (&["view"], Env::default(), Dialect::Human),
+        ];
+        for (args, env, dialect) in cases {
+            assert_eq!(output(args, env).dialect, *dialect, "{args:?} {env:?}");
+        }
+    }
+
+    #[test]
+    fn colour_and_the_status_line_follow_the_terminal() {
+        let terminal = Env {
+            stdout_terminal: true,
+            ..Env::default()
+        };
+        let human = |args: &[&str], env: &Env| {
+            let c = output(args, env).human;
+            (c.color, c.live, c.verbosity)
+        };
+        use Verbosity::*;
+        assert_eq!(human(&[], &terminal), (true, true, Normal));
+        assert_eq!(human(&["-q"], &Env::default()), (false, false, Quiet));
+        assert_eq!(
+            human(&["-v", "--color", "always"], &Env::default()),
+            (true, false, Verbose)
+        );
+        let no_color = Env {
+            no_color: true,
+            ..terminal.clone()
+        };
+        assert_eq!(human(&[], &no_color), (false, true, Normal));
+        assert!(human(&["--color", "always"], &no_color).0);
+        let dumb = Env {
+            dumb_terminal: true,
+            ..terminal.clone()
+        };
+        assert_eq!(human(&[], &dumb), (false, false, Normal));
+        assert!(!human(&["--color", "never"], &terminal).0);
+        assert!(RawArgs::try_parse_from(["tcrunner", "-q", "-v"]).is_err());
     }
 }

@@ -267,6 +267,7 @@ fn output(dialect: Dialect) -> OutputConfig {
         ctrf: None,
         junit_xml: None,
         grading: Default::default(),
+        human: crate::cli::HumanConfig::default(),
     }
 }
 

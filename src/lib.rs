@@ -22,6 +22,7 @@ mod report;
 mod run;
 mod runners;
 mod tree;
+mod view;
 
 use clap::Parser as _;
 
@@ -39,8 +40,7 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    let teamcity_version = std::env::var("TEAMCITY_VERSION").ok();
-    let config = cli::Config::from_args(args, teamcity_version.as_deref());
+    let config = cli::Config::from_args_in(args, &cli::Env::current());
     dispatch(config)
 }
 
@@ -58,6 +58,9 @@ fn dispatch(config: cli::Config) -> i32 {
         }
         cli::Config::Check(check) => {
             check::run(&check, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
+        }
+        cli::Config::View(view) => {
+            view::run(&view, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
         }
         cli::Config::Completions(shell) => {
             let mut stdout = stdout;

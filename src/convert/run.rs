@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::common::{Emitter, ReadError, Sink};
 use super::detect::{self, Sniffed, FORMAT_NAMES, SNIFF_LEN};
 use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
-use crate::cli::{ConvertConfig, Dialect, InputFormat, ReportInput};
+use crate::cli::{ConvertConfig, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
 use crate::report::{
@@ -93,7 +93,7 @@ pub(crate) fn run_with(
         output.block_service_messages = run.block_service_messages;
     }
     let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
-    let out = Transport::from_env(out, output.dialect != Dialect::None)?;
+    let out = Transport::from_env(out, output.dialect.writes_messages())?;
     let mut pipeline = Pipeline::new(&output, out, files).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
     pipeline

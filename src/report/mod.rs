@@ -1,13 +1,15 @@
 //! Outputs: what a run's events become. [`Pipeline`] takes every source's
 //! events through the tree to each output (the service-message stream,
-//! and files beside it); [`output`] is the contract between them;
-//! [`transport`] sends the stream's messages to stdout or to the IDE's
-//! socket.
+//! the human view, and files beside them); [`output`] is the contract
+//! between them; [`transport`] sends the stream's messages to stdout or to
+//! the IDE's socket.
 mod ctrf_file;
 mod events_file;
+mod failures;
 mod file;
 mod grading;
 mod history_file;
+mod human;
 mod intellij;
 mod json_file;
 mod junit_file;
@@ -18,13 +20,14 @@ mod passthrough;
 mod pipeline;
 mod record;
 mod stream;
+mod style;
 mod summary;
 mod teamcity;
 mod transport;
 
 pub(crate) use events_file::RunLine;
 pub(crate) use file::FileError;
-pub(crate) use grading::{parse_rule, parse_scenario, Grader, PassPolicy};
+pub(crate) use grading::{parse_rule, parse_scenario, Grader, Groups, PassPolicy};
 pub(crate) use history_file::{HistoryFile, Ran};
 pub(crate) use junit_file::TCRUNNER as JUNIT_ROOT;
 pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};

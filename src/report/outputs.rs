@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use super::ctrf_file::CtrfFile;
 use super::events_file::EventsFile;
 use super::history_file::HistoryFile;
+use super::human::Human;
 use super::json_file::JsonFile;
 use super::junit_file::JunitFile;
 use super::output::{Opened, Output, TreeEvent};
@@ -20,6 +21,8 @@ use crate::event::{Stream, TestEvent, TestResult};
 pub(crate) enum Primary<W: Write> {
     /// Service messages, in the configured dialect.
     Messages(SkipPassedOutput<ServiceMessages<W>>),
+    /// The human view (`--format human`).
+    Human(Human<W>),
     /// Nothing: the run writes only its files (`--format none`).
     None,
 }
@@ -67,17 +70,13 @@ impl<W: Write> Outputs<W> {
     /// Runs `write` on the primary stream unless it failed before; a first
     /// failure is kept and returned.
     #[inline]
-    fn primary(
-        &mut self,
-        write: impl FnOnce(&mut SkipPassedOutput<ServiceMessages<W>>) -> io::Result<()>,
-    ) -> io::Result<()> {
+    fn primary(&mut self, write: impl FnOnce(&mut Primary<W>) -> io::Result<()>) -> io::Result<()> {
         match &mut self.primary {
-            Primary::Messages(stream) if self.stream_failed.is_none() => {
-                write(stream).inspect_err(|e| {
-                    self.stream_failed = Some(io::Error::new(e.kind(), e.to_string()));
-                })
-            }
-            Primary::Messages(_) | Primary::None => Ok(()),
+            Primary::None => Ok(()),
+            _ if self.stream_failed.is_some() => Ok(()),
+            primary => write(primary).inspect_err(|e| {
+                self.stream_failed = Some(io::Error::new(e.kind(), e.to_string()));
+            }),
         }
     }
 
@@ -144,6 +143,64 @@ impl<W: Write> Output for Outputs<W> {
         match self.stream_failed.take() {
             Some(failed) => Err(failed),
             None => primary.and(files),
+        }
+    }
+}
+
+impl<W: Write> Output for Primary<W> {
+    #[inline]
+    fn source(&mut self, event: &TestEvent) -> io::Result<()> {
+        match self {
+            Primary::Messages(stream) => stream.source(event),
+            Primary::Human(view) => view.source(event),
+            Primary::None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        match self {
+            Primary::Messages(stream) => stream.event(event),
+            Primary::Human(view) => view.event(event),
+            Primary::None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn test(
+        &mut self,
+        node: &Opened<'_>,
+        output: &[(Stream, String)],
+        result: &TestResult,
+    ) -> io::Result<()> {
+        match self {
+            Primary::Messages(stream) => stream.test(node, output, result),
+            Primary::Human(view) => view.test(node, output, result),
+            Primary::None => Ok(()),
+        }
+    }
+
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Primary::Messages(stream) => stream.text(bytes),
+            Primary::Human(view) => view.text(bytes),
+            Primary::None => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Primary::Messages(stream) => stream.flush(),
+            Primary::Human(view) => view.flush(),
+            Primary::None => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        match self {
+            Primary::Messages(stream) => stream.finish(),
+            Primary::Human(view) => view.finish(),
+            Primary::None => Ok(()),
         }
     }
 }

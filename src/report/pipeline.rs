@@ -7,6 +7,7 @@ use super::ctrf_file::CtrfFile;
 use super::events_file::{EventsFile, RunLine};
 use super::file::{AtomicFile, FileError};
 use super::grading::{Grader, Groups, Status};
+use super::human::Human;
 use super::json_file::JsonFile;
 use super::junit_file::JunitFile;
 use super::output::{Opened, Output, RunEnd, RunStart, TreeEvent};
@@ -14,7 +15,7 @@ use super::outputs::{FileOutput, Outputs, Primary};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use super::summary::Summary;
 use super::transport::Transport;
-use crate::cli::OutputConfig;
+use crate::cli::{Dialect, OutputConfig};
 use crate::event::{Node, Stream, TestEvent, TestResult};
 use crate::tree::Tree;
 
@@ -156,11 +157,15 @@ impl<W: Write> Pipeline<W> {
         out: Transport<W>,
         files: Vec<FileOutput>,
     ) -> io::Result<Self> {
-        let primary = match ServiceMessages::start(config, out)? {
-            Some(stream) => {
-                Primary::Messages(SkipPassedOutput::new(stream, config.skip_passed_output))
+        let primary = if config.dialect == Dialect::Human {
+            Primary::Human(Human::new(config.human, out.into_text()))
+        } else {
+            match ServiceMessages::start(config, out)? {
+                Some(stream) => {
+                    Primary::Messages(SkipPassedOutput::new(stream, config.skip_passed_output))
+                }
+                None => Primary::None,
             }
-            None => Primary::None,
         };
         Ok(Pipeline {
             tree: if config.collect_only {

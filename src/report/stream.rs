@@ -31,7 +31,7 @@ impl<W: Write> ServiceMessages<W> {
             Dialect::Teamcity => {
                 ServiceMessages::Teamcity(Teamcity::start(writer(out), config.retry_support)?)
             }
-            Dialect::None => return Ok(None),
+            Dialect::Human | Dialect::None => return Ok(None),
         };
         stream.flush()?;
         Ok(Some(stream))

@@ -207,6 +207,14 @@ impl<W: Write> Transport<W> {
         }
     }
 
+    /// The writer of plain text, for an output that writes no messages
+    /// (the human view): a socket is let go.
+    pub(crate) fn into_text(self) -> W {
+        match self {
+            Transport::Stdout(out) | Transport::Socket { text: out, .. } => out,
+        }
+    }
+
     /// Where plain text goes when it does not go with the messages.
     #[inline]
     pub(super) fn text_apart(&mut self) -> Option<&mut W> {

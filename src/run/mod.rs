@@ -179,6 +179,8 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         collect_only,
         ..config.output
     };
+    let live_view = output.dialect == Dialect::Human && output.human.live;
+    NOTES.store(!live_view, std::sync::atomic::Ordering::Relaxed);
     // Information-only runs and collect-only trees have no verdict to grade.
     let policy = if collect_only || informational {
         PassPolicy::Framework
@@ -218,7 +220,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     };
     // Connected before the framework starts: an IDE that asked for its
     // socket reads nothing from stdout, so no socket, no run.
-    let out = Transport::from_env(out, output.dialect != Dialect::None)?;
+    let out = Transport::from_env(out, output.dialect.writes_messages())?;
     let socket = out.socket().map_err(RunError::Output)?;
     let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
@@ -428,10 +430,17 @@ fn quiet_exit() -> i32 {
     exit::SIGNAL_BASE + libc::SIGPIPE
 }
 
+/// Whether [`note`] writes. Not while the human view redraws its status
+/// line on the terminal: a line on stderr would break into it, and every
+/// note also reaches the view (a test's failure, the run's errors).
+static NOTES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
 /// One `tcrunner: …` line on stderr. Unlike `eprintln!`, a closed stderr
 /// (an IDE that stopped the run) is no reason to panic.
 pub(super) fn note(text: &str) {
-    let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+    if NOTES.load(std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+    }
 }
 
 /// `2` for 2.0, `0.5` for 0.5: seconds as a user typed them.
