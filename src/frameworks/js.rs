@@ -423,6 +423,7 @@ fn spec(plan: &Plan, args: &[String], request: &Request) -> Spec {
         args: os_args(args),
         env: Vec::new(),
         cwd: request.project.clone(),
+        env_clear: false,
     }
 }
 
@@ -454,6 +455,9 @@ impl Framework for Jest {
         );
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
+        }
+        if let Some(jobs) = request.jobs {
+            shown.extend(self.jobs_args(jobs, request)?);
         }
         let own_start = shown.len();
         shown.extend(request.raw.iter().cloned());
@@ -536,6 +540,9 @@ impl Framework for Vitest {
         shown.extend(filters.iter().cloned());
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
+        }
+        if let Some(jobs) = request.jobs {
+            shown.extend(self.jobs_args(jobs, request)?);
         }
         shown.extend(request.raw.iter().cloned());
         // vitest 5 joins names with " > ", earlier versions with a space.

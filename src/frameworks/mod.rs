@@ -6,6 +6,7 @@
 //! (what its exit codes and its reporter's first events mean). Nothing here
 //! formats service messages: the reporters send events over the side channel
 //! and the tree does the rest.
+mod environment;
 mod js;
 mod pytest;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::process::Spec;
 use crate::runners::Runner;
 
+pub(crate) use environment::apply as apply_environment;
 pub(crate) use js::{Jest, Vitest};
 pub(crate) use pytest::Pytest;
 
@@ -51,6 +53,14 @@ pub(crate) struct Request {
     pub python: Option<PathBuf>,
     /// `--node`.
     pub node: Option<PathBuf>,
+    /// `--env`, in order.
+    pub env: Vec<(OsString, OsString)>,
+    /// `--env-clear`.
+    pub env_clear: bool,
+    /// `--ci`.
+    pub ci: bool,
+    /// `--jobs`, resolved to a number of workers.
+    pub jobs: Option<u32>,
 }
 
 /// A command ready to start, and how to describe it to the user.
@@ -97,6 +107,16 @@ pub(crate) trait Framework {
     fn runner(&self) -> Runner;
     /// Builds the command line.
     fn launch(&self, request: &Request) -> Result<Launch, SetupError>;
+    /// The arguments that run tests in `jobs` parallel workers (`--jobs`).
+    /// By default jest's and vitest's `--maxWorkers`.
+    fn jobs_args(&self, jobs: u32, _request: &Request) -> Result<Vec<String>, SetupError> {
+        Ok(vec![format!("--maxWorkers={jobs}")])
+    }
+    /// What `--ci` sets. By default what a JavaScript CI sets: `CI=true` and
+    /// `NODE_ENV=test` (which only fills a gap).
+    fn ci_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[("CI", "true"), ("NODE_ENV", "test")]
+    }
     /// When the framework exited without reporting because it is not
     /// installed for `program` (its stderr says so), one line saying how to
     /// install it. By default nothing is recognised.

@@ -323,6 +323,9 @@ impl Framework for Pytest {
         if !show_summary && !chooses_verbosity && !no_terminal {
             shown.extend(["--no-header", "--no-summary", "-q"].map(String::from));
         }
+        if let Some(jobs) = request.jobs {
+            shown.extend(self.jobs_args(jobs, request)?);
+        }
         shown.extend(raw.iter().filter(|a| *a != "--jb-show-summary").cloned());
         for path in &request.paths {
             shown.push(path.to_string_lossy().into_owned());
@@ -344,7 +347,7 @@ impl Framework for Pytest {
             "tcrunner_pytest".into(),
         ];
         args.extend(shown.iter().cloned());
-        let python_path = match std::env::var_os("PYTHONPATH") {
+        let python_path = match request.var("PYTHONPATH") {
             Some(existing) if !existing.is_empty() => {
                 let mut joined = runner_dir.into_os_string();
                 joined.push(":");
@@ -370,11 +373,41 @@ impl Framework for Pytest {
             args: os_args(&args),
             env,
             cwd: request.project.clone(),
+            env_clear: false,
         };
         Ok(Launch {
             spec,
             shown_args: shown,
         })
+    }
+
+    /// pytest-xdist's `-n`, when it is installed for the interpreter; one
+    /// job needs no plugin.
+    fn jobs_args(&self, jobs: u32, request: &Request) -> Result<Vec<String>, SetupError> {
+        if jobs == 1 {
+            return Ok(Vec::new());
+        }
+        let python = interpreter(request);
+        let found = std::process::Command::new(&python)
+            .args(["-c", "import xdist"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        match found {
+            Ok(status) if status.success() => Ok(vec!["-n".into(), jobs.to_string()]),
+            // A missing interpreter is told when the run starts.
+            Err(_) => Ok(vec!["-n".into(), jobs.to_string()]),
+            Ok(_) => Err(SetupError::Unavailable(format!(
+                "--jobs {jobs} needs pytest-xdist, which {} does not have: install it with `{} -m pip install pytest-xdist`",
+                python.display(),
+                python.display()
+            ))),
+        }
+    }
+
+    fn ci_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[("CI", "true")]
     }
 
     fn collects_only(&self, raw: &[String]) -> bool {

@@ -31,6 +31,8 @@ pub(crate) struct Spec {
     pub args: Vec<OsString>,
     pub env: Vec<(OsString, OsString)>,
     pub cwd: PathBuf,
+    /// Start from an empty environment: `env` is all the program gets.
+    pub env_clear: bool,
 }
 
 /// A running framework process group.
@@ -67,6 +69,9 @@ impl Child {
         let events_write: OwnedFd = events_write.into();
         let event_fd = events_write.as_raw_fd();
         let mut command = Command::new(&spec.program);
+        if spec.env_clear {
+            command.env_clear();
+        }
         command
             .args(&spec.args)
             .current_dir(&spec.cwd)
@@ -426,6 +431,7 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             env: Vec::new(),
             cwd: std::env::temp_dir(),
+            env_clear: false,
         })
         .expect("start sh")
     }

@@ -159,8 +159,13 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         test_timeout: raw.timeout,
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
+        env: raw.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        env_clear: raw.env_clear,
+        ci: raw.ci,
+        jobs: raw.jobs.map(|jobs| jobs.count()),
     };
-    let launch = framework.launch(&request)?;
+    let mut launch = framework.launch(&request)?;
+    frameworks::apply_environment(&mut launch.spec, &request, framework);
     if raw.print_command {
         return print_command(&launch.spec, out).map_err(RunError::Output);
     }
@@ -252,7 +257,7 @@ fn print_command(spec: &crate::process::Spec, mut out: impl Write) -> io::Result
         shlex::try_quote(&text).map_or_else(|_| format!("{text:?}"), |q| q.into_owned())
     }
     writeln!(out, "cd {}", quoted(spec.cwd.as_os_str()))?;
-    let mut line = String::from("env");
+    let mut line = String::from(if spec.env_clear { "env -i" } else { "env" });
     for (key, value) in &spec.env {
         let mut pair = key.clone();
         pair.push("=");
