@@ -116,6 +116,15 @@ pub(crate) struct RawRun {
     /// (pytest-xdist's -n, jest's and vitest's --maxWorkers); `auto`: one per core.
     #[arg(short = 'j', long, value_name = "N|auto", value_parser = parse_jobs)]
     pub jobs: Option<Jobs>,
+    /// Run the framework in a sandbox (Linux): no network but its own
+    /// loopback, the filesystem read-only but for --writable paths, a
+    /// private /tmp and the frameworks' caches, its own PID namespace, no
+    /// new privileges.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// A file or folder the sandboxed framework may write (repeatable; needs --sandbox).
+    #[arg(long = "writable", value_name = "PATH", requires = "sandbox")]
+    pub writable: Vec<PathBuf>,
     #[command(flatten)]
     pub output: RawOutput,
     /// Raw framework arguments, passed verbatim.

@@ -25,6 +25,8 @@ pub(crate) const FRAMEWORK_CRASHED: i32 = 71;
 pub(crate) const REPORTER_FAILED: i32 = 73;
 /// Writing the output failed for a reason other than the reader going away.
 pub(crate) const IO_ERROR: i32 = 74;
+/// `--sandbox` was asked for and this machine cannot give it; nothing ran.
+pub(crate) const SANDBOX_UNAVAILABLE: i32 = 77;
 /// A test or the whole run exceeded its time limit.
 pub(crate) const TIMEOUT: i32 = 124;
 /// tcrunner itself was stopped by signal `n`: the code is 128 + n.
@@ -133,6 +135,12 @@ pub(crate) const TABLE: &[Row] = &[
         codes: Codes::One(IO_ERROR),
         brief: "writing the output failed",
         meaning: "writing the output failed, or an output file (`--events-out`) cannot be written",
+    },
+    Row {
+        codes: Codes::One(SANDBOX_UNAVAILABLE),
+        brief: "--sandbox cannot be set up here (nothing ran)",
+        meaning: "`--sandbox` cannot be set up on this machine (user namespaces disabled, not \
+                  Linux): one line names what is missing, and nothing ran",
     },
     Row {
         codes: Codes::One(TIMEOUT),

@@ -88,6 +88,7 @@ mod tests {
             env: env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
             cwd: "/".into(),
             env_clear: false,
+            sandbox: None,
         }
     }
 

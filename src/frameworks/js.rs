@@ -424,10 +424,39 @@ fn spec(plan: &Plan, args: &[String], request: &Request) -> Spec {
         env: Vec::new(),
         cwd: request.project.clone(),
         env_clear: false,
+        sandbox: None,
     }
 }
 
+/// Folders made if missing, for `--sandbox` to leave writable.
+fn made(dirs: impl IntoIterator<Item = PathBuf>) -> Result<Vec<PathBuf>, SetupError> {
+    dirs.into_iter()
+        .map(|dir| match std::fs::create_dir_all(&dir) {
+            Ok(()) => Ok(dir),
+            Err(source) => Err(SetupError::Cache { path: dir, source }),
+        })
+        .collect()
+}
+
 impl Framework for Jest {
+    /// jest's default cache folder, `jest_<uid in base 36>` in the temporary
+    /// folder (`getCacheDirectory` in jest-config), which is `/tmp` in the
+    /// sandbox: the host's own is kept, so the cache stays warm.
+    fn sandbox_writable(&self, _request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        // SAFETY: getuid cannot fail and has no memory effects.
+        let mut uid = unsafe { libc::getuid() };
+        let mut digits = Vec::new();
+        loop {
+            digits.push(char::from_digit(uid % 36, 36).expect("a digit"));
+            uid /= 36;
+            if uid == 0 {
+                break;
+            }
+        }
+        let name: String = digits.iter().rev().collect();
+        made([PathBuf::from(format!("/tmp/jest_{name}"))])
+    }
+
     fn name(&self) -> &'static str {
         "jest"
     }
@@ -514,6 +543,22 @@ impl Framework for Jest {
 }
 
 impl Framework for Vitest {
+    /// Vite's cache folder (`node_modules/.vite`, where vitest keeps its
+    /// results) and the folder Vite bundles a TypeScript config into
+    /// (`node_modules/.vite-temp`), beside the nearest `package.json`.
+    fn sandbox_writable(&self, request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        let root = request
+            .project
+            .ancestors()
+            .find(|dir| dir.join("package.json").is_file())
+            .unwrap_or(&request.project);
+        let modules = root.join("node_modules");
+        if !modules.is_dir() {
+            return Ok(Vec::new());
+        }
+        made([modules.join(".vite"), modules.join(".vite-temp")])
+    }
+
     fn name(&self) -> &'static str {
         "vitest"
     }

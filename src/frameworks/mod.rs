@@ -80,6 +80,13 @@ pub(crate) enum SetupError {
     /// The framework or its runtime is missing or too old.
     #[error("{0}")]
     Unavailable(String),
+    /// A cache folder the framework writes in the sandbox cannot be made.
+    #[error("cannot make {path}, which the framework writes in the sandbox")]
+    Cache {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// Writing our reporter out failed.
     #[error("cannot write the reporter to {path}")]
     Runner {
@@ -111,6 +118,11 @@ pub(crate) trait Framework {
     /// By default jest's and vitest's `--maxWorkers`.
     fn jobs_args(&self, jobs: u32, _request: &Request) -> Result<Vec<String>, SetupError> {
         Ok(vec![format!("--maxWorkers={jobs}")])
+    }
+    /// What the framework itself writes in a run (its caches), made if
+    /// missing, for `--sandbox` to leave writable. By default nothing.
+    fn sandbox_writable(&self, _request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        Ok(Vec::new())
     }
     /// What `--ci` sets. By default what a JavaScript CI sets: `CI=true` and
     /// `NODE_ENV=test` (which only fills a gap).
@@ -376,7 +388,7 @@ pub(crate) fn write_runner(runner: Runner) -> Result<PathBuf, SetupError> {
 }
 
 /// Writes `content` to `dir/file_name`, making `dir`, unless it is there already.
-fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
+pub(crate) fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
     let path = dir.join(file_name);
     if std::fs::read_to_string(&path).is_ok_and(|existing| existing == content) {
         return Ok(());

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::cli::{OutputConfig, RunConfig};
 use crate::exit;
 use crate::frameworks::{self, Request, SetupError};
-use crate::process::Child;
+use crate::process::{Child, Sandbox};
 
 use crate::report::{self, Pipeline};
 
@@ -59,6 +59,8 @@ pub(crate) enum RunError {
     Output(#[source] io::Error),
     #[error(transparent)]
     OutputFile(report::FileError),
+    #[error("{0}")]
+    Sandbox(String),
 }
 
 impl RunError {
@@ -69,9 +71,10 @@ impl RunError {
             RunError::Setup(SetupError::Unavailable(_)) | RunError::Spawn { .. } => {
                 exit::FRAMEWORK_UNAVAILABLE
             }
-            RunError::Setup(SetupError::Runner { .. })
+            RunError::Setup(SetupError::Runner { .. } | SetupError::Cache { .. })
             | RunError::Output(_)
             | RunError::OutputFile(_) => exit::IO_ERROR,
+            RunError::Sandbox(_) => exit::SANDBOX_UNAVAILABLE,
         }
     }
 }
@@ -166,6 +169,11 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     };
     let mut launch = framework.launch(&request)?;
     frameworks::apply_environment(&mut launch.spec, &request, framework);
+    if raw.sandbox {
+        launch.spec.sandbox = Some(sandbox(&raw, &request, framework, &launch.spec)?);
+        // The private one: the host's may be read-only in there.
+        launch.spec.env.push(("TMPDIR".into(), "/tmp".into()));
+    }
     if raw.print_command {
         return print_command(&launch.spec, out).map_err(RunError::Output);
     }
@@ -247,6 +255,35 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         return Ok(quiet_exit());
     }
     Ok(state.exit_code(ending, &summary, limits.runs_no_tests()))
+}
+
+/// The sandbox for `--sandbox`, once the machine is known to give it:
+/// `--writable` and the framework's caches writable.
+fn sandbox(
+    raw: &crate::cli::RawRun,
+    request: &Request,
+    framework: &dyn frameworks::Framework,
+    spec: &crate::process::Spec,
+) -> Result<Sandbox, RunError> {
+    let mut writable = Vec::new();
+    for path in &raw.writable {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        match absolute.canonicalize() {
+            Ok(found) => writable.push(found),
+            Err(e) => {
+                return Err(RunError::NoInput(format!(
+                    "--writable {}: {e}",
+                    path.display()
+                )))
+            }
+        }
+    }
+    for path in framework.sandbox_writable(request)? {
+        writable.push(path.canonicalize().unwrap_or(path));
+    }
+    let sandbox = Sandbox::for_spec(spec, writable);
+    crate::process::probe_sandbox(&sandbox, &spec.cwd).map_err(RunError::Sandbox)?;
+    Ok(sandbox)
 }
 
 /// `--print-command`: the folder, the environment tcrunner adds and the
