@@ -54,7 +54,7 @@ def test_writing_outside_the_allowed_paths_fails():
 def test_the_allowed_paths_are_writable():
     with open(os.path.join(os.environ["WRITABLE_DIR"], "written.txt"), "w") as f:
         f.write("ok")
-    with open("/tmp/private.txt", "w") as f:
+    with open(os.path.join("/tmp", os.environ["PRIVATE_NAME"]), "w") as f:
         f.write("x")
     assert os.environ["TMPDIR"] == "/tmp"
     tempfile.mkstemp()
@@ -88,14 +88,21 @@ fn a_sandboxed_test_reaches_only_what_it_may() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let mut host = Command::new("sleep").arg("120").spawn().unwrap();
+    let private = util::unique("tcrunner-private");
     let run = Tcrunner::pytest(project.path())
-        .env("HOST_PORT", listener.local_addr().unwrap().port().to_string())
+        .env("PRIVATE_NAME", &private)
+        .env(
+            "HOST_PORT",
+            listener.local_addr().unwrap().port().to_string(),
+        )
         .env("HOST_PID", host.id().to_string())
         .env("OUTSIDE_FILE", &outside)
         .env("WRITABLE_DIR", &writable)
         .arg("--sandbox")
         .arg("--writable")
         .arg(&writable)
+        .arg("--events-out")
+        .arg(project.path().join("events.jsonl"))
         .args(["--path", "tests/test_sandbox.py"])
         .run(LIMIT);
     run.assert_code(0).assert_clean();
@@ -103,13 +110,21 @@ fn a_sandboxed_test_reaches_only_what_it_may() {
     assert_eq!(tests.len(), 7, "{}", run.describe());
     // The daemon went with the run.
     run.assert_no_leftovers();
-    assert!(host.try_wait().unwrap().is_none(), "the host's process was killed");
+    assert!(
+        host.try_wait().unwrap().is_none(),
+        "the host's process was killed"
+    );
     let _ = host.kill();
     let _ = host.wait();
     assert!(listener.accept().is_err(), "a connection reached the host");
     assert!(!outside.exists());
-    assert_eq!(std::fs::read_to_string(writable.join("written.txt")).unwrap(), "ok");
-    assert!(!PathBuf::from("/tmp/private.txt").exists());
+    // tcrunner's own files are written outside the sandbox, anywhere.
+    assert!(project.path().join("events.jsonl").is_file());
+    assert_eq!(
+        std::fs::read_to_string(writable.join("written.txt")).unwrap(),
+        "ok"
+    );
+    assert!(!PathBuf::from("/tmp").join(&private).exists());
 }
 
 /// The same tests unsandboxed fail where the sandbox holds: they tell the
@@ -123,16 +138,25 @@ fn unsandboxed_the_isolation_tests_fail() {
     let outside = project.path().join("outside.txt");
     let mut tcrunner = Tcrunner::pytest(project.path());
     tcrunner
-        .env("HOST_PORT", listener.local_addr().unwrap().port().to_string())
+        .env(
+            "HOST_PORT",
+            listener.local_addr().unwrap().port().to_string(),
+        )
         .env("HOST_PID", host.id().to_string())
         .env("OUTSIDE_FILE", &outside)
         .env("WRITABLE_DIR", project.path())
+        .env("PRIVATE_NAME", project.path().join("private.txt"))
         .args(["--path", "tests/test_sandbox.py"]);
     let marker = tcrunner.marker().to_owned();
     let run = tcrunner.run(LIMIT);
     let verdicts: BTreeMap<String, String> = tests_by_path(&run.stdout)
         .into_iter()
-        .map(|(path, outcome)| (path.rsplit(" > ").next().unwrap().to_owned(), outcome.verdict))
+        .map(|(path, outcome)| {
+            (
+                path.rsplit(" > ").next().unwrap().to_owned(),
+                outcome.verdict,
+            )
+        })
         .collect();
     for name in [
         "test_only_loopback_is_there",
@@ -207,8 +231,16 @@ fn last_failed_works_inside() {
         let flags: &[&str] = if sandbox { &["--sandbox"] } else { &[] };
         let all = verdicts(Tcrunner::pytest(project.path()).args(flags), 1);
         let gitignore = project.path().join(".pytest_cache/.gitignore");
-        assert!(gitignore.is_file(), "the cache folder is made as pytest makes it");
-        let again = verdicts(Tcrunner::pytest(project.path()).args(flags).args(["--", "--lf"]), 1);
+        assert!(
+            gitignore.is_file(),
+            "the cache folder is made as pytest makes it"
+        );
+        let again = verdicts(
+            Tcrunner::pytest(project.path())
+                .args(flags)
+                .args(["--", "--lf"]),
+            1,
+        );
         assert!(again.len() < all.len(), "{again:?}");
         again
     };
@@ -222,7 +254,10 @@ fn an_unavailable_sandbox_is_a_one_line_refusal() {
     let project = Project::copy("pytest");
     project.write("conftest.py", "open('ran.txt', 'w').close()\n");
     for (step, words) in [
-        ("user-namespace", "unprivileged user namespaces are not available"),
+        (
+            "user-namespace",
+            "unprivileged user namespaces are not available",
+        ),
         ("proc", "a /proc of its own cannot be mounted"),
     ] {
         let run = Tcrunner::pytest(project.path())
@@ -247,14 +282,26 @@ fn timeouts_and_signals_reach_the_sandboxed_framework() {
         "import time\n\ndef test_slow():\n    print('going to sleep', flush=True)\n    time.sleep(60)\n\ndef test_quick():\n    pass\n",
     );
     let run = Tcrunner::pytest(project.path())
-        .args(["--sandbox", "--timeout", "1", "--path", "tests/test_slow.py"])
+        .args([
+            "--sandbox",
+            "--timeout",
+            "1",
+            "--path",
+            "tests/test_slow.py",
+        ])
         .run(LIMIT);
     run.assert_code(124).assert_clean();
     assert!(run.passed("test_quick"), "{}", run.describe());
     assert!(!run.passed("test_slow"));
 
     let mut tcrunner = Tcrunner::pytest(project.path());
-    tcrunner.args(["--sandbox", "--path", "tests/test_slow.py", "--grace-period", "30"]);
+    tcrunner.args([
+        "--sandbox",
+        "--path",
+        "tests/test_slow.py",
+        "--grace-period",
+        "30",
+    ]);
     let mut running = tcrunner.spawn();
     running.wait_for("name='test_slow'", LIMIT);
     std::thread::sleep(Duration::from_millis(500));

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 /// The test hook that makes a step of the set-up fail as if the kernel
 /// refused it (`user-namespace`, `id-map`, `loopback`, `filesystem`,
-/// `pid-namespace`, `proc`, `no-new-privileges`): the refusal of a machine
+/// `pid-namespace`, `proc`, `no-new-privileges`, `landlock`): the refusal of a machine
 /// without user namespaces, reproducible on one that has them.
 pub(crate) const REFUSE_VAR: &str = "TCRUNNER_SANDBOX_REFUSE";
 
@@ -52,10 +52,11 @@ enum Step {
     PidNamespace,
     Proc,
     NoNewPrivileges,
+    Landlock,
 }
 
 impl Step {
-    const ALL: [Step; 7] = [
+    const ALL: [Step; 8] = [
         Step::UserNamespace,
         Step::IdMap,
         Step::Loopback,
@@ -63,6 +64,7 @@ impl Step {
         Step::PidNamespace,
         Step::Proc,
         Step::NoNewPrivileges,
+        Step::Landlock,
     ];
 
     /// The hook's name for it.
@@ -75,6 +77,7 @@ impl Step {
             Step::PidNamespace => "pid-namespace",
             Step::Proc => "proc",
             Step::NoNewPrivileges => "no-new-privileges",
+            Step::Landlock => "landlock",
         }
     }
 
@@ -93,6 +96,7 @@ impl Step {
             Step::PidNamespace => "a new PID namespace cannot be started",
             Step::Proc => "a /proc of its own cannot be mounted (a container that masks /proc?)",
             Step::NoNewPrivileges => "no-new-privileges cannot be set",
+            Step::Landlock => "the kernel has Landlock but refused its rules",
         }
     }
 }
@@ -329,6 +333,7 @@ unsafe fn enter(p: &Prepared, probe: bool) -> Result<(), Failure> {
         Step::NoNewPrivileges,
         libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0,
     )?;
+    check(p, Step::Landlock, landlock(p))?;
     if probe {
         libc::_exit(0);
     }
@@ -555,4 +560,85 @@ unsafe fn mounts(p: &Prepared) -> bool {
     }
     // The folder the spawn entered is the one under the new mounts now.
     libc::chdir(p.cwd.as_ptr()) == 0
+}
+
+/// Landlock's filesystem rights that change something (`LANDLOCK_ACCESS_FS_*`
+/// of ABI 1: `WRITE_FILE`, then `REMOVE_DIR` to `MAKE_SYM`), then `REFER`
+/// (ABI 2) and `TRUNCATE` (ABI 3). Executing (bit 0) and reading (bits 2
+/// and 3) stay allowed everywhere.
+const LANDLOCK_WRITE_V1: u64 = 0x1ff2;
+const LANDLOCK_REFER: u64 = 1 << 13;
+const LANDLOCK_TRUNCATE: u64 = 1 << 14;
+const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+
+/// `struct landlock_path_beneath_attr`, packed as the kernel declares it.
+#[repr(C, packed)]
+struct PathBeneath {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The second layer, where the kernel has Landlock: writing is allowed only
+/// beneath `/tmp`, the writable paths, `/dev` (`/dev/null`, terminals,
+/// `/dev/shm`) and the namespace's own `/proc`, whatever the mounts say.
+/// Without Landlock (an old kernel, or the LSM not enabled) the namespaces
+/// stand alone.
+unsafe fn landlock(p: &Prepared) -> bool {
+    let abi = libc::syscall(
+        libc::SYS_landlock_create_ruleset,
+        std::ptr::null::<u64>(),
+        0usize,
+        LANDLOCK_CREATE_RULESET_VERSION,
+    );
+    if abi < 1 {
+        return true;
+    }
+    let mut handled = LANDLOCK_WRITE_V1;
+    if abi >= 2 {
+        handled |= LANDLOCK_REFER;
+    }
+    if abi >= 3 {
+        handled |= LANDLOCK_TRUNCATE;
+    }
+    // Only `handled_access_fs`: the network is a namespace of its own already.
+    let ruleset = libc::syscall(
+        libc::SYS_landlock_create_ruleset,
+        &handled as *const u64,
+        std::mem::size_of::<u64>(),
+        0,
+    ) as libc::c_int;
+    if ruleset < 0 {
+        return false;
+    }
+    let fixed = [c"/tmp", c"/dev", c"/proc"];
+    let paths = fixed
+        .iter()
+        .copied()
+        .chain(p.writable.iter().map(CString::as_c_str));
+    for path in paths {
+        let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        if fd < 0 {
+            continue; // nothing there to write to
+        }
+        let rule = PathBeneath {
+            allowed_access: handled,
+            parent_fd: fd,
+        };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &rule as *const PathBeneath,
+            0,
+        );
+        libc::close(fd);
+        if added != 0 {
+            libc::close(ruleset);
+            return false;
+        }
+    }
+    let restricted = libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0) == 0;
+    libc::close(ruleset);
+    restricted
 }
