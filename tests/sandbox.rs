@@ -32,6 +32,11 @@ def test_the_hosts_loopback_listener_is_out_of_reach():
         return
     raise AssertionError("connected to the host's listener")
 
+def test_the_hosts_daemons_sockets_are_hidden():
+    # Their sockets under /run (Docker's, D-Bus's) could be connected to
+    # through a read-only mount.
+    assert not os.path.isdir("/run") or os.listdir("/run") == []
+
 def test_a_port_of_its_own_works():
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -107,7 +112,7 @@ fn a_sandboxed_test_reaches_only_what_it_may() {
         .run(LIMIT);
     run.assert_code(0).assert_clean();
     let tests = tests_by_path(&run.stdout);
-    assert_eq!(tests.len(), 7, "{}", run.describe());
+    assert_eq!(tests.len(), 8, "{}", run.describe());
     // The daemon went with the run.
     run.assert_no_leftovers();
     assert!(

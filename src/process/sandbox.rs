@@ -118,6 +118,8 @@ pub(crate) struct Prepared {
     writable: Vec<CString>,
     cwd: CString,
     shm: bool,
+    /// `/run` is a folder to hide.
+    run: bool,
     refuse: Option<Step>,
 }
 
@@ -153,6 +155,7 @@ impl Sandbox {
                 .collect::<io::Result<_>>()?,
             cwd: cstring(cwd.as_os_str())?,
             shm: Path::new("/dev/shm").is_dir(),
+            run: Path::new("/run").is_dir() && !self.needs_run(),
             refuse,
         })
     }
@@ -176,6 +179,17 @@ impl Sandbox {
         });
         visible.extend(args.chain(values).filter(|p| p.is_absolute()));
         Sandbox { writable, visible }
+    }
+}
+
+impl Sandbox {
+    /// Whether something the run needs or writes lives under `/run`, which
+    /// is then left in view.
+    fn needs_run(&self) -> bool {
+        self.visible
+            .iter()
+            .chain(&self.writable)
+            .any(|p| p.starts_with("/run") || p.starts_with("/var/run"))
     }
 }
 
@@ -346,6 +360,9 @@ unsafe fn enter(p: &Prepared, probe: bool) -> Result<(), Failure> {
 }
 
 /// The process tcrunner waits for: ends as the framework ended.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn outer_waiter(init: libc::pid_t, status_read: libc::c_int) -> ! {
     // Only the status pipe: the spawn's own pipes must close when the
     // framework execs or fails to.
@@ -381,6 +398,9 @@ unsafe fn outer_waiter(init: libc::pid_t, status_read: libc::c_int) -> ! {
 
 /// PID 1: reaps every orphan until the framework exits, then passes its
 /// status on and exits, taking the rest of the namespace with it.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn init_loop(framework: libc::pid_t, status_write: libc::c_int) -> ! {
     close_all_but(status_write);
     loop {
@@ -398,6 +418,9 @@ unsafe fn init_loop(framework: libc::pid_t, status_write: libc::c_int) -> ! {
 }
 
 /// Closes every descriptor above stderr except `keep`.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn close_all_but(keep: libc::c_int) {
     let max = libc::c_uint::MAX;
     let keep = keep as libc::c_uint;
@@ -408,6 +431,9 @@ unsafe fn close_all_but(keep: libc::c_int) {
 }
 
 /// Writes `content` to the file at `path`.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn write_file(path: &std::ffi::CStr, content: &[u8]) -> bool {
     let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
     if fd < 0 {
@@ -419,6 +445,9 @@ unsafe fn write_file(path: &std::ffi::CStr, content: &[u8]) -> bool {
 }
 
 /// `ip link set lo up`, through the ioctl.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn loopback_up() -> bool {
     let socket = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
     if socket < 0 {
@@ -450,6 +479,9 @@ const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
 /// The most folders of the host's `/tmp` reattached (a run needs two or three).
 const MAX_KEEP: usize = 16;
 
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn set_read_only(path: &std::ffi::CStr, read_only: bool, flags: libc::c_int) -> bool {
     let attr = MountAttr {
         attr_set: if read_only { MOUNT_ATTR_RDONLY } else { 0 },
@@ -469,6 +501,9 @@ unsafe fn set_read_only(path: &std::ffi::CStr, read_only: bool, flags: libc::c_i
 
 /// The filesystem view: private `/tmp` with the kept folders, writable
 /// binds, everything else read-only.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn mounts(p: &Prepared) -> bool {
     let none = std::ptr::null::<libc::c_char>();
     // Nothing done here reaches the host's mounts.
@@ -528,6 +563,21 @@ unsafe fn mounts(p: &Prepared) -> bool {
             return false;
         }
     }
+    if p.run {
+        // The host's daemons listen on sockets there (Docker's, D-Bus's),
+        // which a read-only mount does not keep a test from connecting to.
+        let flags = tmpfs_flags | libc::MS_NOEXEC;
+        let run = libc::mount(
+            c"tmpfs".as_ptr(),
+            c"/run".as_ptr(),
+            c"tmpfs".as_ptr(),
+            flags,
+            c"mode=755".as_ptr().cast(),
+        );
+        if run != 0 {
+            return false;
+        }
+    }
     for path in &p.writable {
         if libc::mount(
             path.as_ptr(),
@@ -584,6 +634,9 @@ struct PathBeneath {
 /// `/dev/shm`) and the namespace's own `/proc`, whatever the mounts say.
 /// Without Landlock (an old kernel, or the LSM not enabled) the namespaces
 /// stand alone.
+///
+/// # Safety
+/// Only between fork and exec, in the child [`enter`] runs in.
 unsafe fn landlock(p: &Prepared) -> bool {
     let abi = libc::syscall(
         libc::SYS_landlock_create_ruleset,

@@ -313,6 +313,18 @@ fn print_command(spec: &crate::process::Spec, mut out: impl Write) -> io::Result
         out,
         "# and, when it runs: TCRUNNER_EVENT_FD (the events pipe) and TCRUNNER_INBAND_KEY"
     )?;
+    if let Some(sandbox) = &spec.sandbox {
+        let writable: Vec<String> = sandbox
+            .writable
+            .iter()
+            .map(|p| quoted(p.as_os_str()))
+            .collect();
+        writeln!(
+            out,
+            "# in a sandbox: no network but lo, a private /tmp, read-only but for: {}",
+            writable.join(" ")
+        )?;
+    }
     out.flush()?;
     Ok(exit::SUCCESS)
 }
