@@ -212,6 +212,17 @@ fn same_inside_and_outside(new: impl Fn() -> Tcrunner) {
 fn a_normal_pytest_suite_passes_identically_inside() {
     let project = Project::copy("pytest");
     same_inside_and_outside(|| Tcrunner::pytest(project.path()));
+    // In parallel and in the other dialect too.
+    let run = Tcrunner::pytest(project.path())
+        .args(["--sandbox", "-j", "2", "--format", "teamcity"])
+        .run(LIMIT);
+    run.assert_code(1).assert_clean();
+    let outside = Tcrunner::pytest(project.path())
+        .args(["--format", "teamcity"])
+        .run(LIMIT);
+    let finished = |run: &util::Run| run.count(&["##teamcity[testFinished"]);
+    assert!(finished(&run) > 10);
+    assert_eq!(finished(&run), finished(&outside));
 }
 
 #[test]
