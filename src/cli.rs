@@ -56,6 +56,12 @@ pub(crate) struct RawOutput {
     /// Announce `testRetrySupport` so a rerun's pass mutes an earlier failure (teamcity dialect).
     #[arg(long)]
     pub retry_support: bool,
+    /// Also write the results to FILE as a CTRF report (JSON), written atomically.
+    #[arg(long, value_name = "FILE")]
+    pub ctrf: Option<PathBuf>,
+    /// Also write the results to FILE as JUnit XML (one `<testsuite>` per file), written atomically.
+    #[arg(long, value_name = "FILE")]
+    pub junit_xml: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -199,7 +205,7 @@ pub(crate) enum Dialect {
     Intellij,
     /// Nested suites by name with a flowId per file, for TeamCity build steps.
     Teamcity,
-    /// No stream on stdout: only the files asked for (`--events-out`).
+    /// No stream on stdout: only the files asked for (`--events-out`, `--ctrf`, `--junit-xml`).
     None,
 }
 
@@ -234,6 +240,10 @@ pub(crate) struct OutputConfig {
     pub collect_only: bool,
     /// Where to record the run's events (`--events-out`).
     pub events_out: Option<PathBuf>,
+    /// Where to write the CTRF report (`--ctrf`).
+    pub ctrf: Option<PathBuf>,
+    /// Where to write the JUnit XML report (`--junit-xml`).
+    pub junit_xml: Option<PathBuf>,
 }
 
 impl OutputConfig {
@@ -253,14 +263,15 @@ impl OutputConfig {
             block_service_messages: false,
             collect_only: false,
             events_out: None,
+            ctrf: raw.ctrf,
+            junit_xml: raw.junit_xml,
         }
     }
 }
 
 /// What to do, validated.
 #[derive(Debug)]
-// One per process: boxing the run's settings would buy nothing.
-#[allow(clippy::large_enum_variant)]
+#[allow(clippy::large_enum_variant)] // one per process: boxing it would buy nothing
 pub(crate) enum Config {
     Run(RunConfig),
     Convert(ConvertConfig),

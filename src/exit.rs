@@ -134,7 +134,7 @@ pub(crate) const TABLE: &[Row] = &[
     Row {
         codes: Codes::One(IO_ERROR),
         brief: "writing the output failed",
-        meaning: "writing the output failed, or an output file (`--events-out`) cannot be written",
+        meaning: "writing the output failed, or an output file (`--events-out`, `--ctrf`, `--junit-xml`) cannot be written",
     },
     Row {
         codes: Codes::One(SANDBOX_UNAVAILABLE),

@@ -260,6 +260,8 @@ fn output(dialect: Dialect) -> OutputConfig {
         block_service_messages: false,
         collect_only: false,
         events_out: None,
+        ctrf: None,
+        junit_xml: None,
     }
 }
 

@@ -11,6 +11,10 @@
 //! durations are taken as seconds when `summary.start` is an epoch in seconds
 //! (older producers), else as ms.
 //!
+//! A report tcrunner wrote (`generatedBy: tcrunner`) is taken as written:
+//! its `suite` entries and `name` are never split or shortened, and a test
+//! with no `suite` stays at the top level.
+//!
 //! Tree: one suite per `suite[]` entry (the first is a file suite when it
 //! equals `filePath` or its last component), or a file suite from `filePath`
 //! when there is no `suite`. A `suite` that is one string with ` > ` in it
@@ -24,7 +28,9 @@
 //! counts them), `skipped` → skipped (`rawStatus: xfailed` → xfail, its reason
 //! from the `xfail::reason_…` tag), `pending` → skipped, `other`, `error` and
 //! anything else → error, except `rawStatus: todo` → todo (jest's
-//! `test.todo`, which jest-ctrf-json-reporter writes as `other`). The message
+//! `test.todo`, which jest-ctrf-json-reporter writes as `other`). tcrunner's
+//! own `rawStatus` words (`--ctrf`) read back as they were written: `xpass`,
+//! `error`, `xfail`, and `stopped`/`collected` (`other`) → skipped. The message
 //! is `message`, else the first `E ` line of a pytest `trace`; the details are
 //! `trace`.
 use std::io::Read;
@@ -41,6 +47,10 @@ use crate::event::{Node, NodeKind, Outcome, Stream, TestResult};
 struct Report {
     #[serde(deserialize_with = "lenient::or_default")]
     results: Results,
+    /// `tcrunner` for tcrunner's own reports, whose names and suites are
+    /// taken as written.
+    #[serde(rename = "generatedBy", deserialize_with = "lenient::string")]
+    generated_by: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -120,12 +130,13 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         Some(s) if s > 0.0 && s < EPOCH_SECONDS_LIMIT => 1000.0,
         _ => 1.0,
     };
+    let ours = report.generated_by.as_deref() == Some("tcrunner");
     let mut tree = Grouper::default();
     for mut test in report.results.tests {
         // jest-ctrf-json-reporter writes `suite` as one string, the file's
         // name and the describe blocks joined with ` > `.
         if let [one] = &test.suite[..] {
-            if one.contains(SUITE_SEPARATOR) {
+            if one.contains(SUITE_SEPARATOR) && !ours {
                 test.suite = one.split(SUITE_SEPARATOR).map(str::to_string).collect();
             }
         }
@@ -157,7 +168,7 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
                 spec
             })
             .collect();
-        if path.is_empty() {
+        if path.is_empty() && !ours {
             if let Some(f) = &file {
                 let mut spec = SuiteSpec::new(f.clone(), NodeKind::File);
                 spec.file = file.clone();
@@ -175,6 +186,7 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         let describes = &test.suite[usize::from(first_is_file)..];
         let full_name_prefix = format!("{} ", describes.join(" "));
         let name = match full.strip_prefix(&nodeid_prefix) {
+            _ if ours => full,
             Some(rest) if !test.suite.is_empty() && !rest.is_empty() => rest.to_string(),
             _ => match full.strip_prefix(&full_name_prefix) {
                 Some(rest) if !describes.is_empty() && !rest.is_empty() => rest.to_string(),
@@ -211,11 +223,13 @@ fn result(test: &Test, unit_ms: f64) -> TestResult {
     let status = test.status.as_deref().unwrap_or("").to_ascii_lowercase();
     let raw = test.raw_status.as_deref().unwrap_or("");
     let outcome = match status.as_str() {
-        "passed" if raw == "xpassed" => Outcome::Xpass,
+        "passed" if matches!(raw, "xpassed" | "xpass") => Outcome::Xpass,
         "passed" => Outcome::Passed,
-        "failed" if matches!(raw, "setup_failed" | "teardown_failed") => Outcome::Error,
+        "failed" if matches!(raw, "setup_failed" | "teardown_failed" | "error") => Outcome::Error,
         "failed" => Outcome::Failed,
-        "skipped" if raw == "xfailed" => Outcome::Xfail,
+        "skipped" if matches!(raw, "xfailed" | "xfail") => Outcome::Xfail,
+        // tcrunner's own: a test the run ended under, or one only collected.
+        "other" if matches!(raw, "stopped" | "collected") => Outcome::Skipped,
         // jest-ctrf-json-reporter: a `test.todo` is `other` with `rawStatus: todo`.
         _ if raw.eq_ignore_ascii_case("todo") => Outcome::Todo,
         "skipped" | "pending" => Outcome::Skipped,

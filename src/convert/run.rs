@@ -14,7 +14,7 @@ use super::{ctrf, events, jest_json, junit, lenient, pytest_json, vitest_json};
 use crate::cli::{ConvertConfig, InputFormat, ReportInput};
 use crate::event::{Node, Outcome, Stream, TestEvent, TestResult};
 use crate::exit;
-use crate::report::{Pipeline, RunLine};
+use crate::report::{self, Pipeline, RunLine};
 
 /// What stops the whole conversion (a bad input file does not).
 #[derive(Debug, thiserror::Error)]
@@ -22,12 +22,16 @@ pub(crate) enum ConvertError {
     /// Writing the stream failed.
     #[error("writing the output failed")]
     Output(#[source] io::Error),
+    /// A result file (`--ctrf`, `--junit-xml`) cannot be written: found
+    /// before any input is read.
+    #[error(transparent)]
+    OutputFile(report::FileError),
 }
 
 impl ConvertError {
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
-            ConvertError::Output(_) => exit::IO_ERROR,
+            ConvertError::Output(_) | ConvertError::OutputFile(_) => exit::IO_ERROR,
         }
     }
 }
@@ -83,7 +87,8 @@ pub(crate) fn run_with(
         output.collect_only = run.collect_only;
         output.block_service_messages = run.block_service_messages;
     }
-    let mut pipeline = Pipeline::new(&output, out, Vec::new()).map_err(ConvertError::Output)?;
+    let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
+    let mut pipeline = Pipeline::new(&output, out, files).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
     let mut sink = Verdicts {
         inner: &mut pipeline,

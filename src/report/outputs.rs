@@ -5,7 +5,9 @@
 //! path.
 use std::io::{self, Write};
 
+use super::ctrf_file::CtrfFile;
 use super::events_file::EventsFile;
+use super::junit_file::JunitFile;
 use super::output::{Opened, Output, TreeEvent};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use crate::event::{Stream, TestEvent, TestResult};
@@ -24,6 +26,10 @@ pub(crate) enum Primary<W: Write> {
 pub(crate) enum FileOutput {
     /// `--events-out`.
     Events(EventsFile),
+    /// `--ctrf`.
+    Ctrf(CtrfFile),
+    /// `--junit-xml`.
+    Junit(JunitFile),
 }
 
 /// The primary stream plus the file outputs.
@@ -140,12 +146,16 @@ impl Output for FileOutput {
     fn source(&mut self, event: &TestEvent) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.source(event),
+            FileOutput::Ctrf(file) => file.source(event),
+            FileOutput::Junit(file) => file.source(event),
         }
     }
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.event(event),
+            FileOutput::Ctrf(file) => file.event(event),
+            FileOutput::Junit(file) => file.event(event),
         }
     }
 
@@ -157,24 +167,32 @@ impl Output for FileOutput {
     ) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.test(node, output, result),
+            FileOutput::Ctrf(file) => file.test(node, output, result),
+            FileOutput::Junit(file) => file.test(node, output, result),
         }
     }
 
     fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.text(bytes),
+            FileOutput::Ctrf(file) => file.text(bytes),
+            FileOutput::Junit(file) => file.text(bytes),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.flush(),
+            FileOutput::Ctrf(file) => file.flush(),
+            FileOutput::Junit(file) => file.flush(),
         }
     }
 
     fn finish(&mut self) -> io::Result<()> {
         match self {
             FileOutput::Events(file) => file.finish(),
+            FileOutput::Ctrf(file) => file.finish(),
+            FileOutput::Junit(file) => file.finish(),
         }
     }
 }

@@ -2,8 +2,10 @@
 //! assigns ids and decides what opens and closes, then to every output.
 use std::io::{self, Write};
 
+use super::ctrf_file::CtrfFile;
 use super::events_file::{EventsFile, RunLine};
 use super::file::{AtomicFile, FileError};
+use super::junit_file::JunitFile;
 use super::output::{Opened, Output, TreeEvent};
 use super::outputs::{FileOutput, Outputs, Primary};
 use super::stream::{ServiceMessages, SkipPassedOutput};
@@ -85,6 +87,24 @@ pub(crate) fn open_files(config: &OutputConfig) -> Result<Vec<FileOutput>, FileE
             source,
         })?;
         files.push(FileOutput::Events(events));
+    }
+    if let Some(path) = &config.ctrf {
+        let file = AtomicFile::create("--ctrf", path)?;
+        let ctrf = CtrfFile::create(file).map_err(|source| FileError {
+            option: "--ctrf",
+            path: path.clone(),
+            source,
+        })?;
+        files.push(FileOutput::Ctrf(ctrf));
+    }
+    if let Some(path) = &config.junit_xml {
+        let file = AtomicFile::create("--junit-xml", path)?;
+        let junit = JunitFile::create(file).map_err(|source| FileError {
+            option: "--junit-xml",
+            path: path.clone(),
+            source,
+        })?;
+        files.push(FileOutput::Junit(junit));
     }
     Ok(files)
 }

@@ -41,6 +41,10 @@ pub(super) struct Case {
     pub(super) error: Option<Box<Problem>>,
     pub(super) skipped: Option<Box<Problem>>,
     pub(super) output: Vec<(Stream, String)>,
+    /// A tcrunner file's `titles` property: the suites' titles below the
+    /// `<testsuite>` and the test's name, as a JSON array, written when
+    /// one of them holds ` > ` itself.
+    pub(super) titles: Option<String>,
 }
 
 impl Case {

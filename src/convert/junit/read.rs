@@ -251,8 +251,8 @@ impl State {
             (Some(Elem::Root), b"testsuites") => Elem::Root,
             (None | Some(Elem::Root | Elem::Suite), b"testsuite") => {
                 self.send_held(out)?;
-                let [name, file] = attrs(e, [b"name", b"file"]);
-                self.suites.open(name, file, out)?;
+                let [name, file, package] = attrs(e, [b"name", b"file", b"package"]);
+                self.suites.open(name, file, package, out)?;
                 Elem::Suite
             }
             (None | Some(Elem::Root | Elem::Suite), b"testcase") => {
@@ -272,6 +272,15 @@ impl State {
                 };
                 self.case = Some(case);
                 Elem::Case
+            }
+            (Some(Elem::Other), b"property") if self.suites.is_tcrunner() => {
+                if let Some(case) = &mut self.case {
+                    let [name, value] = attrs(e, [b"name", b"value"]);
+                    if name.as_deref() == Some("titles") {
+                        case.titles = value;
+                    }
+                }
+                Elem::Other
             }
             (Some(Elem::Case), b"failure" | b"error" | b"skipped")
             | (Some(Elem::Suite), b"failure" | b"error")
@@ -298,7 +307,8 @@ impl State {
 
     fn close(&mut self, elem: Elem, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         match elem {
-            Elem::Root | Elem::Other => {}
+            Elem::Root => self.suites.close_root(out)?,
+            Elem::Other => {}
             Elem::Capture(capture) => {
                 let Some((_, problem)) = self.capture.take() else {
                     return Ok(());
@@ -346,7 +356,7 @@ impl State {
                 return Ok(());
             }
         }
-        if pytest::teardown_may_follow(case) {
+        if !self.suites.is_tcrunner() && pytest::teardown_may_follow(case) {
             self.held = Some(std::mem::take(case));
             return Ok(());
         }

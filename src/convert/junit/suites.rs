@@ -12,6 +12,13 @@
 //! - What a classname says is found once per class, not once per case:
 //!   consecutive cases of one class, the common case, reuse it
 //!   ([`ClassOf`]).
+//! - A file tcrunner wrote (`--junit-xml`, root `<testsuites
+//!   name="tcrunner">`) is read exactly, none of the rules above applying:
+//!   a `<testsuite>`'s `package` is its folders (one suite each, shared by
+//!   consecutive files of a folder), the rest of its name the file; a
+//!   case's `name` is the titles below the file and its own, joined by
+//!   ` > `, unless its `titles` property spells them out (a JSON array);
+//!   `<testsuite name="tcrunner">` is the run, not a suite.
 use super::ant;
 use super::case::{Case, Problem};
 use super::classname::{
@@ -21,6 +28,7 @@ use super::pytest;
 use crate::convert::common::{line, Emitter, ReadError, TestNode};
 use crate::event::{Node, NodeKind, Stream, TestEvent};
 use crate::hash::FastMap;
+use crate::report::JUNIT_ROOT as TCRUNNER;
 
 /// Parked classname suites per `<testsuite>` before they are all done: the
 /// memory a file of ever-new classnames may hold.
@@ -90,6 +98,12 @@ pub(super) struct Suites {
     next_id: u64,
     /// `<testsuites name="pytest tests">`.
     pytest_root: bool,
+    /// `<testsuites name="tcrunner">`: a file tcrunner wrote
+    /// (`--junit-xml`), whose tree is spelled out exactly.
+    tcrunner: bool,
+    /// In a tcrunner file: the open folder suites above the `<testsuite>`s
+    /// (their `package`), as (name, id).
+    folders: Vec<(String, String)>,
     /// The test being sent, filled in over the buffers of the one before.
     test: TestNode,
     /// The number whose id `test.node.id` holds.
@@ -102,6 +116,8 @@ impl Default for Suites {
             frames: vec![Frame::default()],
             next_id: 0,
             pytest_root: false,
+            tcrunner: false,
+            folders: Vec::new(),
             test: TestNode::default(),
             test_id: None,
         }
@@ -112,6 +128,17 @@ impl Suites {
     /// The report's `<testsuites>`, by its `name`.
     pub(super) fn root(&mut self, name: Option<&str>) {
         self.pytest_root = name.is_some_and(pytest::is_run_root);
+        self.tcrunner = name == Some(TCRUNNER);
+    }
+
+    /// Whether the report is one tcrunner wrote.
+    pub(super) fn is_tcrunner(&self) -> bool {
+        self.tcrunner
+    }
+
+    /// The report's `<testsuites>` closes.
+    pub(super) fn close_root(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
+        self.sync_folders(None, out)
     }
 
     /// The `classname` the next case likely has (the case before's) when
@@ -129,26 +156,53 @@ impl Suites {
         &mut self,
         name: Option<String>,
         file: Option<String>,
+        package: Option<String>,
         out: &mut Emitter<'_>,
     ) -> Result<(), ReadError> {
-        let name = name.unwrap_or_else(|| "testsuite".to_string());
+        let mut name = name.unwrap_or_else(|| "testsuite".to_string());
+        // A tcrunner file's `<testsuite>` under the document is a file (or
+        // top-level) node, under the folders its `package` names.
+        let outermost = self.tcrunner && self.frames.len() == 1;
+        if outermost {
+            let package = package.as_deref().filter(|p| !p.is_empty());
+            self.sync_folders(package, out)?;
+            if let Some(own) = package
+                .and_then(|p| name.strip_prefix(p))
+                .and_then(|rest| rest.strip_prefix('/'))
+            {
+                name = own.to_string();
+            }
+        }
         let frame = self
             .frames
             .last()
             .expect("the document frame is never popped");
-        let pytest = self.pytest_root || frame.pytest || name == pytest::RUN_SUITE;
+        let pytest =
+            !self.tcrunner && (self.pytest_root || frame.pytest || name == pytest::RUN_SUITE);
         let suite_file = file.is_some();
         // pytest's one `<testsuite name="pytest">` is the run, not a
-        // suite: a live run's tree starts at the folders below it.
-        let id = if name == pytest::RUN_SUITE && frame.id.is_none() {
+        // suite: a live run's tree starts at the folders below it. So is
+        // the one tcrunner writes for the run's own notes and for tests no
+        // file holds.
+        let run_suite = match self.tcrunner {
+            true => TCRUNNER,
+            false => pytest::RUN_SUITE,
+        };
+        let id = if name == run_suite && frame.id.is_none() {
             None
         } else {
             let id = self.next_id(out);
+            let parent = parent_id(&self.frames)
+                .or_else(|| self.folders.last().map(|(_, id)| id).filter(|_| outermost));
             let node = Node {
                 id: id.clone(),
-                parent: parent_id(&self.frames).cloned(),
+                parent: parent.cloned(),
                 name: name.clone(),
-                kind: NodeKind::Suite,
+                kind: if outermost && file.is_some() {
+                    NodeKind::File
+                } else {
+                    NodeKind::Suite
+                },
                 file,
                 ..Node::default()
             };
@@ -195,6 +249,9 @@ impl Suites {
     pub(super) fn send(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         pytest::collection_error(case);
         let frame_index = self.frames.len() - 1;
+        if self.tcrunner {
+            return self.send_tcrunner(case, frame_index, out);
+        }
         let pytest = self.frames[frame_index].pytest || pytest::is_py_file(case.file.as_deref());
         let frame = &self.frames[frame_index];
         // Most cases have the classname of the case before: what is asked
@@ -241,6 +298,51 @@ impl Suites {
 
         let py_file = pytest
             && pytest::zero_based_lines(self.frames[frame_index].suite_file, case.file.as_deref());
+        self.send_test(case, py_file, out)
+    }
+
+    /// A case of a tcrunner file: its `name` is the titles of the suites
+    /// between its `<testsuite>` and the test, and its own, joined by
+    /// ` > ` (or, when a title holds ` > `, its `titles` property); its
+    /// `classname` only repeats the `<testsuite>`'s name.
+    fn send_tcrunner(
+        &mut self,
+        case: &mut Case,
+        frame_index: usize,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let titles: Option<Vec<String>> = (case.titles.take())
+            .and_then(|json| serde_json::from_str(&json).ok())
+            .filter(|titles: &Vec<String>| !titles.is_empty());
+        if let Some(mut titles) = titles {
+            case.name = titles.pop().expect("not empty");
+            let parts: Vec<&str> = titles.iter().map(String::as_str).collect();
+            self.sync_classes(frame_index, &parts, None, None, out)?;
+        } else {
+            let titles_end = case.name.rfind(TITLE_SEPARATOR);
+            let parts: Vec<&str> = match titles_end {
+                Some(end) => case.name[..end].split(TITLE_SEPARATOR).collect(),
+                None => Vec::new(),
+            };
+            self.sync_classes(frame_index, &parts, None, None, out)?;
+            if let Some(end) = titles_end {
+                case.name.drain(..end + TITLE_SEPARATOR.len());
+            }
+        }
+        let frame = &mut self.frames[frame_index];
+        frame.classes_of = None;
+        frame.started = true;
+        self.send_test(case, false, out)
+    }
+
+    /// Sends a case as a test under the innermost open suite; `py_file`:
+    /// its `line` is pytest's 0-based one.
+    fn send_test(
+        &mut self,
+        case: &mut Case,
+        py_file: bool,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
         // Filled in over the buffers of the test before.
         let test = &mut self.test;
         let node = &mut test.node;
@@ -299,6 +401,36 @@ impl Suites {
     pub(super) fn close_all(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         while let Some(frame) = self.frames.pop() {
             close_frame(frame, out)?;
+        }
+        self.sync_folders(None, out)
+    }
+
+    /// In a tcrunner file: makes the open folder suites those of
+    /// `package` (folder names joined by `/`), so that the files of one
+    /// folder share its suite, as in a live run.
+    fn sync_folders(
+        &mut self,
+        package: Option<&str>,
+        out: &mut Emitter<'_>,
+    ) -> Result<(), ReadError> {
+        let parts: Vec<&str> = package.map_or_else(Vec::new, |p| p.split('/').collect());
+        let keep = (self.folders.iter().zip(&parts))
+            .take_while(|((open, _), new)| open == *new)
+            .count();
+        while self.folders.len() > keep {
+            let (_, id) = self.folders.pop().expect("longer than keep");
+            out.send(TestEvent::SuiteDone { id })?;
+        }
+        for part in &parts[keep..] {
+            let id = self.next_id(out);
+            out.send(TestEvent::Suite(Node {
+                id: id.clone(),
+                parent: self.folders.last().map(|(_, id)| id.clone()),
+                name: (*part).to_string(),
+                kind: NodeKind::Dir,
+                ..Node::default()
+            }))?;
+            self.folders.push(((*part).to_string(), id));
         }
         Ok(())
     }
