@@ -327,3 +327,27 @@ fn timeouts_and_signals_reach_the_sandboxed_framework() {
     assert!(run.was_stopped("test_slow"), "{}", run.describe());
     assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
 }
+
+/// A framework killed by a signal inside reads as outside: the crash, its
+/// signal and the exit code.
+#[test]
+fn a_framework_killed_inside_is_reported_as_outside() {
+    let project = Project::copy("pytest");
+    project.write(
+        "tests/test_crash.py",
+        "import os, signal\n\ndef test_crash():\n    os.kill(os.getpid(), signal.SIGSEGV)\n",
+    );
+    let crash = |sandbox: bool| {
+        let mut tcrunner = Tcrunner::pytest(project.path());
+        if sandbox {
+            tcrunner.arg("--sandbox");
+        }
+        let run = tcrunner.args(["--path", "tests/test_crash.py"]).run(LIMIT);
+        run.assert_code(71).assert_clean();
+        assert!(run.stderr.contains("SIGSEGV"), "{}", run.stderr);
+        // The message; the details hold thread addresses.
+        let failure = run.failure_of("test_crash");
+        failure.split(" details=").next().unwrap().to_owned()
+    };
+    assert_eq!(crash(true), crash(false));
+}

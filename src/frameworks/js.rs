@@ -544,19 +544,30 @@ impl Framework for Jest {
 
 impl Framework for Vitest {
     /// Vite's cache folder (`node_modules/.vite`, where vitest keeps its
-    /// results) and the folder Vite bundles a TypeScript config into
-    /// (`node_modules/.vite-temp`), beside the nearest `package.json`.
+    /// results) and the folder Vite bundles a config file into
+    /// (`node_modules/.vite-temp`): in the project's own `node_modules`
+    /// (made if missing, as vitest makes it), in the nearest one above, and
+    /// beside the nearest `package.json`, the places Vite's
+    /// `resolveConfig` and `loadConfigFromBundledFile` pick among.
     fn sandbox_writable(&self, request: &Request) -> Result<Vec<PathBuf>, SetupError> {
-        let root = request
+        let own = request.project.join("node_modules");
+        let mut dirs = vec![own.join(".vite"), own.join(".vite-temp")];
+        let above = request.project.ancestors().skip(1);
+        if let Some(nearest) = above.map(|d| d.join("node_modules")).find(|d| d.is_dir()) {
+            dirs.extend([nearest.join(".vite"), nearest.join(".vite-temp")]);
+        }
+        let package = request
             .project
             .ancestors()
             .find(|dir| dir.join("package.json").is_file())
-            .unwrap_or(&request.project);
-        let modules = root.join("node_modules");
-        if !modules.is_dir() {
-            return Ok(Vec::new());
+            .map(|dir| dir.join("node_modules"));
+        if let Some(modules) = package.filter(|m| m.is_dir()) {
+            dirs.push(modules.join(".vite"));
         }
-        made([modules.join(".vite"), modules.join(".vite-temp")])
+        let mut dirs = made(dirs)?;
+        dirs.sort();
+        dirs.dedup();
+        Ok(dirs)
     }
 
     fn name(&self) -> &'static str {

@@ -381,6 +381,12 @@ unsafe fn outer_waiter(init: libc::pid_t, status_read: libc::c_int) -> ! {
     };
     if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);
+        // Dying of the framework's SIGSEGV must not dump this process's core.
+        let no_core = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
         libc::signal(signal, libc::SIG_DFL);
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
