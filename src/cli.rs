@@ -255,6 +255,30 @@ pub(crate) struct RawRun {
     /// (`tcrunner convert --input-format events FILE` replays the stream).
     #[arg(long, value_name = "FILE")]
     pub events_out: Option<PathBuf>,
+    /// Set KEY to VALUE in the framework's environment (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env_pair)]
+    pub env: Vec<(String, String)>,
+    /// Start the framework with only PATH, HOME, LANG, TMPDIR and TERM of
+    /// tcrunner's environment (and what tcrunner itself adds; --env on top).
+    #[arg(long)]
+    pub env_clear: bool,
+    /// Run as on a CI server: CI=true, and NODE_ENV=test for jest and
+    /// vitest unless the environment already names one.
+    #[arg(long)]
+    pub ci: bool,
+    /// Run tests in N parallel workers through the framework's own mechanism
+    /// (pytest-xdist's -n, jest's and vitest's --maxWorkers); `auto`: one per core.
+    #[arg(short = 'j', long, value_name = "N|auto", value_parser = parse_jobs)]
+    pub jobs: Option<Jobs>,
+    /// Run the framework in a sandbox (Linux): no network but its own
+    /// loopback, the filesystem read-only but for --writable paths, a
+    /// private /tmp and the frameworks' caches, its own PID namespace, no
+    /// new privileges.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// A file or folder the sandboxed framework may write (repeatable; needs --sandbox).
+    #[arg(long = "writable", value_name = "PATH", requires = "sandbox")]
+    pub writable: Vec<PathBuf>,
     #[command(flatten)]
     pub history: RawHistory,
     #[command(flatten)]
@@ -347,6 +371,44 @@ pub(crate) struct RawView {
     pub file: Option<PathBuf>,
     #[command(flatten)]
     pub human: RawHuman,
+}
+
+/// `--jobs`: how many workers the framework runs tests in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Jobs {
+    /// This many.
+    Count(std::num::NonZeroU32),
+    /// One per core.
+    Auto,
+}
+
+impl Jobs {
+    /// The number of workers: `auto` counts the cores available to us.
+    pub(crate) fn count(self) -> u32 {
+        match self {
+            Jobs::Count(n) => n.get(),
+            Jobs::Auto => std::thread::available_parallelism()
+                .map_or(1, |n| u32::try_from(n.get()).unwrap_or(u32::MAX)),
+        }
+    }
+}
+
+fn parse_jobs(text: &str) -> Result<Jobs, String> {
+    if text == "auto" {
+        return Ok(Jobs::Auto);
+    }
+    text.parse()
+        .map(Jobs::Count)
+        .map_err(|_| "expected a positive number of workers or `auto`".to_owned())
+}
+
+fn parse_env_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() && !key.contains('\0') && !value.contains('\0') => {
+            Ok((key.to_owned(), value.to_owned()))
+        }
+        _ => Err("expected KEY=VALUE with a non-empty KEY".to_owned()),
+    }
 }
 
 /// Output dialect.
@@ -761,5 +823,23 @@ mod tests {
         assert_eq!(human(&[], &dumb), (false, false, Normal));
         assert!(!human(&["--color", "never"], &terminal).0);
         assert!(RawArgs::try_parse_from(["tcrunner", "-q", "-v"]).is_err());
+    }
+
+    #[test]
+    fn jobs_and_environment_pairs_are_read_or_refused() {
+        assert_eq!(parse_jobs("auto"), Ok(Jobs::Auto));
+        assert_eq!(parse_jobs("3").map(Jobs::count), Ok(3));
+        assert!(Jobs::Auto.count() >= 1);
+        for bad in ["0", "-1", "two", ""] {
+            assert!(parse_jobs(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_env_pair("A=b=c"),
+            Ok(("A".to_owned(), "b=c".to_owned()))
+        );
+        assert_eq!(parse_env_pair("A="), Ok(("A".to_owned(), String::new())));
+        for bad in ["A", "=b", ""] {
+            assert!(parse_env_pair(bad).is_err(), "{bad}");
+        }
     }
 }

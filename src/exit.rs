@@ -33,6 +33,8 @@ pub(crate) const IO_ERROR: i32 = 74;
 /// (the framework did not start or never reported, crashed, was stopped,
 /// collected nothing or could not collect a file), whatever the tests did.
 pub(crate) const INFRASTRUCTURE: i32 = 75;
+/// `--sandbox` was asked for and this machine cannot give it; nothing ran.
+pub(crate) const SANDBOX_UNAVAILABLE: i32 = 77;
 /// A test or the whole run exceeded its time limit.
 pub(crate) const TIMEOUT: i32 = 124;
 /// tcrunner itself was stopped by signal `n`: the code is 128 + n.
@@ -154,6 +156,12 @@ pub(crate) const TABLE: &[Row] = &[
         codes: Codes::One(INFRASTRUCTURE),
         brief: "infrastructure failure under --pass-policy (the run itself failed)",
         meaning: "under a `--pass-policy` other than `framework`: the run itself failed (the framework did not start or never reported, crashed, was stopped, collected nothing or could not collect a file), whatever the tests did",
+    },
+    Row {
+        codes: Codes::One(SANDBOX_UNAVAILABLE),
+        brief: "--sandbox cannot be set up here (nothing ran)",
+        meaning: "`--sandbox` cannot be set up on this machine (user namespaces disabled, not \
+                  Linux): one line names what is missing, and nothing ran",
     },
     Row {
         codes: Codes::One(TIMEOUT),

@@ -424,6 +424,8 @@ fn spec(plan: &Plan, args: &[String], request: &Request) -> Spec {
         args: os_args(args),
         env: Vec::new(),
         cwd: request.project.clone(),
+        env_clear: false,
+        sandbox: None,
     }
 }
 
@@ -464,7 +466,35 @@ fn within_paths(request: &Request, file: &Path) -> bool {
     })
 }
 
+/// Folders made if missing, for `--sandbox` to leave writable.
+fn made(dirs: impl IntoIterator<Item = PathBuf>) -> Result<Vec<PathBuf>, SetupError> {
+    dirs.into_iter()
+        .map(|dir| match std::fs::create_dir_all(&dir) {
+            Ok(()) => Ok(dir),
+            Err(source) => Err(SetupError::Cache { path: dir, source }),
+        })
+        .collect()
+}
+
 impl Framework for Jest {
+    /// jest's default cache folder, `jest_<uid in base 36>` in the temporary
+    /// folder (`getCacheDirectory` in jest-config), which is `/tmp` in the
+    /// sandbox: the host's own is kept, so the cache stays warm.
+    fn sandbox_writable(&self, _request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        // SAFETY: getuid cannot fail and has no memory effects.
+        let mut uid = unsafe { libc::getuid() };
+        let mut digits = Vec::new();
+        loop {
+            digits.push(char::from_digit(uid % 36, 36).expect("a digit"));
+            uid /= 36;
+            if uid == 0 {
+                break;
+            }
+        }
+        let name: String = digits.iter().rev().collect();
+        made([PathBuf::from(format!("/tmp/jest_{name}"))])
+    }
+
     fn name(&self) -> &'static str {
         "jest"
     }
@@ -492,6 +522,9 @@ impl Framework for Jest {
         );
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
+        }
+        if let Some(jobs) = request.jobs {
+            shown.extend(self.jobs_args(jobs, request)?);
         }
         let own_start = shown.len();
         shown.extend(request.raw.iter().cloned());
@@ -580,6 +613,33 @@ impl Framework for Jest {
 }
 
 impl Framework for Vitest {
+    /// Vite's cache folder (`node_modules/.vite`, where vitest keeps its
+    /// results) and the folder Vite bundles a config file into
+    /// (`node_modules/.vite-temp`): in the project's own `node_modules`
+    /// (made if missing, as vitest makes it), in the nearest one above, and
+    /// beside the nearest `package.json`, the places Vite's
+    /// `resolveConfig` and `loadConfigFromBundledFile` pick among.
+    fn sandbox_writable(&self, request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        let own = request.project.join("node_modules");
+        let mut dirs = vec![own.join(".vite"), own.join(".vite-temp")];
+        let above = request.project.ancestors().skip(1);
+        if let Some(nearest) = above.map(|d| d.join("node_modules")).find(|d| d.is_dir()) {
+            dirs.extend([nearest.join(".vite"), nearest.join(".vite-temp")]);
+        }
+        let package = request
+            .project
+            .ancestors()
+            .find(|dir| dir.join("package.json").is_file())
+            .map(|dir| dir.join("node_modules"));
+        if let Some(modules) = package.filter(|m| m.is_dir()) {
+            dirs.push(modules.join(".vite"));
+        }
+        let mut dirs = made(dirs)?;
+        dirs.sort();
+        dirs.dedup();
+        Ok(dirs)
+    }
+
     fn name(&self) -> &'static str {
         "vitest"
     }
@@ -606,6 +666,9 @@ impl Framework for Vitest {
         shown.extend(filters.iter().cloned());
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
+        }
+        if let Some(jobs) = request.jobs {
+            shown.extend(self.jobs_args(jobs, request)?);
         }
         shown.extend(request.raw.iter().cloned());
         // vitest 5 joins names with " > ", earlier versions with a space.

@@ -6,6 +6,7 @@
 //! (what its exit codes and its reporter's first events mean). Nothing here
 //! formats service messages: the reporters send events over the side channel
 //! and the tree does the rest.
+mod environment;
 mod js;
 mod pytest;
 
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 use crate::process::Spec;
 use crate::runners::Runner;
 
+pub(crate) use environment::apply as apply_environment;
 pub(crate) use js::{find_package, node_version, Jest, Vitest};
 pub(crate) use pytest::{python_for, Pytest};
 
@@ -55,6 +57,14 @@ pub(crate) struct Request {
     pub python: Option<PathBuf>,
     /// `--node`.
     pub node: Option<PathBuf>,
+    /// `--env`, in order.
+    pub env: Vec<(OsString, OsString)>,
+    /// `--env-clear`.
+    pub env_clear: bool,
+    /// `--ci`.
+    pub ci: bool,
+    /// `--jobs`, resolved to a number of workers.
+    pub jobs: Option<u32>,
 }
 
 /// A command ready to start, and how to describe it to the user.
@@ -74,6 +84,13 @@ pub(crate) enum SetupError {
     /// The framework or its runtime is missing or too old.
     #[error("{0}")]
     Unavailable(String),
+    /// A cache folder the framework writes in the sandbox cannot be made.
+    #[error("cannot make {path}, which the framework writes in the sandbox")]
+    Cache {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// Writing our reporter out failed.
     #[error("cannot write the reporter to {path}")]
     Runner {
@@ -101,6 +118,21 @@ pub(crate) trait Framework {
     fn runner(&self) -> Runner;
     /// Builds the command line.
     fn launch(&self, request: &Request) -> Result<Launch, SetupError>;
+    /// The arguments that run tests in `jobs` parallel workers (`--jobs`).
+    /// By default jest's and vitest's `--maxWorkers`.
+    fn jobs_args(&self, jobs: u32, _request: &Request) -> Result<Vec<String>, SetupError> {
+        Ok(vec![format!("--maxWorkers={jobs}")])
+    }
+    /// What the framework itself writes in a run (its caches), made if
+    /// missing, for `--sandbox` to leave writable. By default nothing.
+    fn sandbox_writable(&self, _request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        Ok(Vec::new())
+    }
+    /// What `--ci` sets. By default what a JavaScript CI sets: `CI=true` and
+    /// `NODE_ENV=test` (which only fills a gap).
+    fn ci_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[("CI", "true"), ("NODE_ENV", "test")]
+    }
     /// When the framework exited without reporting because it is not
     /// installed for `program` (its stderr says so), one line saying how to
     /// install it. By default nothing is recognised.
@@ -385,7 +417,7 @@ pub(crate) fn write_runner(runner: Runner) -> Result<PathBuf, SetupError> {
 }
 
 /// Writes `content` to `dir/file_name`, making `dir`, unless it is there already.
-fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
+pub(crate) fn write_file(dir: &Path, file_name: &str, content: &str) -> Result<(), SetupError> {
     let path = dir.join(file_name);
     if std::fs::read_to_string(&path).is_ok_and(|existing| existing == content) {
         return Ok(());

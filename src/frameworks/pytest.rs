@@ -16,8 +16,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{
-    holds_file, os_args, test_timeout_env, write_runner, Framework, Launch, Refusal, Request,
-    SetupError,
+    holds_file, os_args, test_timeout_env, write_file, write_runner, Framework, Launch, Refusal,
+    Request, SetupError,
 };
 use crate::process::Spec;
 use crate::runners::{runner, Runner};
@@ -275,6 +275,27 @@ fn names_a_doctest(file: &str, name: &str) -> bool {
     })
 }
 
+/// What pytest writes into a cache folder it makes (`CACHEDIR_FILES` in
+/// `_pytest/cacheprovider.py`, pytest 8 and 9).
+const CACHE_FILES: [(&str, &str); 3] = [
+    (
+        "README.md",
+        "# pytest cache directory #\n\n\
+         This directory contains data from the pytest's cache plugin,\n\
+         which provides the `--lf` and `--ff` options, as well as the `cache` fixture.\n\n\
+         **Do not** commit this to version control.\n\n\
+         See [the docs](https://docs.pytest.org/en/stable/how-to/cache.html) for more information.\n",
+    ),
+    (".gitignore", "# Created by pytest automatically.\n*\n"),
+    (
+        "CACHEDIR.TAG",
+        "Signature: 8a477f597d28d172789f06886806bc55\n\
+         # This file is a cache directory tag created by pytest.\n\
+         # For information about cache directory tags, see:\n\
+         #\thttps://bford.info/cachedir/spec.html\n",
+    ),
+];
+
 impl Framework for Pytest {
     fn name(&self) -> &'static str {
         "pytest"
@@ -339,6 +360,9 @@ impl Framework for Pytest {
         if std::env::var_os("JB_DISABLE_BUFFERING").is_some() && !short.contains(&'s') {
             shown.push("-s".into());
         }
+        if let Some(jobs) = request.jobs {
+            shown.extend(self.jobs_args(jobs, request)?);
+        }
         shown.extend(raw.iter().filter(|a| *a != "--jb-show-summary").cloned());
         for path in &request.paths {
             shown.push(path.to_string_lossy().into_owned());
@@ -360,7 +384,7 @@ impl Framework for Pytest {
             "tcrunner_pytest".into(),
         ];
         args.extend(shown.iter().cloned());
-        let python_path = match std::env::var_os("PYTHONPATH") {
+        let python_path = match request.var("PYTHONPATH") {
             Some(existing) if !existing.is_empty() => {
                 let mut joined = runner_dir.into_os_string();
                 joined.push(":");
@@ -389,11 +413,59 @@ impl Framework for Pytest {
             args: os_args(&args),
             env,
             cwd: request.project.clone(),
+            env_clear: false,
+            sandbox: None,
         };
         Ok(Launch {
             spec,
             shown_args: shown,
         })
+    }
+
+    /// pytest-xdist's `-n`, when it is installed for the interpreter; one
+    /// job needs no plugin.
+    fn jobs_args(&self, jobs: u32, request: &Request) -> Result<Vec<String>, SetupError> {
+        if jobs == 1 {
+            return Ok(Vec::new());
+        }
+        let python = interpreter(request);
+        let found = std::process::Command::new(&python)
+            .args(["-c", "import xdist"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        match found {
+            Ok(status) if status.success() => Ok(vec!["-n".into(), jobs.to_string()]),
+            // A missing interpreter is told when the run starts.
+            Err(_) => Ok(vec!["-n".into(), jobs.to_string()]),
+            Ok(_) => Err(SetupError::Unavailable(format!(
+                "--jobs {jobs} needs pytest-xdist, which {} does not have: install it with `{} -m pip install pytest-xdist`",
+                python.display(),
+                python.display()
+            ))),
+        }
+    }
+
+    fn ci_env(&self) -> &'static [(&'static str, &'static str)] {
+        &[("CI", "true")]
+    }
+
+    /// `.pytest_cache` in the project, where `--lf` and `--sw` keep their
+    /// state. pytest makes it by renaming a folder it builds beside it,
+    /// which a read-only project refuses, so a missing one is made here,
+    /// with the files pytest puts in it.
+    fn sandbox_writable(&self, request: &Request) -> Result<Vec<PathBuf>, SetupError> {
+        let cache = request.project.join(".pytest_cache");
+        if !cache.is_dir() {
+            for (name, content) in CACHE_FILES {
+                write_file(&cache, name, content).map_err(|e| match e {
+                    SetupError::Runner { path, source } => SetupError::Cache { path, source },
+                    other => other,
+                })?;
+            }
+        }
+        Ok(vec![cache])
     }
 
     fn collects_only(&self, raw: &[String]) -> bool {

@@ -6,7 +6,10 @@
 //! stopped with SIGTERM, a grace period, then SIGKILL.
 mod input;
 mod reader;
+#[cfg_attr(not(target_os = "linux"), path = "sandbox_unsupported.rs")]
+mod sandbox;
 mod unix;
 
 pub(crate) use input::Input;
+pub(crate) use sandbox::{probe as probe_sandbox, Sandbox};
 pub(crate) use unix::{describe, signal_name, stdout_gone, Child, Spec};

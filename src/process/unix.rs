@@ -31,6 +31,10 @@ pub(crate) struct Spec {
     pub args: Vec<OsString>,
     pub env: Vec<(OsString, OsString)>,
     pub cwd: PathBuf,
+    /// Start from an empty environment: `env` is all the program gets.
+    pub env_clear: bool,
+    /// Run it in a sandbox (`--sandbox`).
+    pub sandbox: Option<super::Sandbox>,
 }
 
 /// A running framework process group.
@@ -66,7 +70,14 @@ impl Child {
         let key = super::reader::inband_key();
         let events_write: OwnedFd = events_write.into();
         let event_fd = events_write.as_raw_fd();
+        let sandbox = match &spec.sandbox {
+            Some(sandbox) => Some(sandbox.prepare(&spec.cwd)?),
+            None => None,
+        };
         let mut command = Command::new(&spec.program);
+        if spec.env_clear {
+            command.env_clear();
+        }
         command
             .args(&spec.args)
             .current_dir(&spec.cwd)
@@ -78,8 +89,10 @@ impl Child {
             .stderr(Stdio::piped())
             .process_group(0);
         // SAFETY: the closure runs in the forked child, where only
-        // async-signal-safe calls are allowed: it makes two, fcntl (a plain
-        // system call through rustix) and signal. `event_fd` names the
+        // async-signal-safe calls are allowed: it makes fcntl (a plain
+        // system call through rustix), signal, and in a sandbox the raw
+        // system calls of `sandbox::enter_for_exec` on memory prepared
+        // before the fork. `event_fd` names the
         // pipe's write end, which `events_write` keeps open until after
         // spawn returns, so borrowing it for the call is sound.
         unsafe {
@@ -96,6 +109,11 @@ impl Child {
                 // KeyboardInterrupt.
                 for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
                     libc::signal(signal, libc::SIG_DFL);
+                }
+                // Last: in the sandbox, only the framework's process comes
+                // back from this to exec.
+                if let Some(sandbox) = &sandbox {
+                    super::sandbox::enter_for_exec(sandbox)?;
                 }
                 Ok(())
             });
@@ -426,6 +444,8 @@ mod tests {
             args: vec!["-c".into(), script.into()],
             env: Vec::new(),
             cwd: std::env::temp_dir(),
+            env_clear: false,
+            sandbox: None,
         })
         .expect("start sh")
     }

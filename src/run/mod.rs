@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::cli::{Dialect, OutputConfig, RunConfig};
 use crate::exit;
 use crate::frameworks::{self, Request, SetupError};
-use crate::process::Child;
+use crate::process::{Child, Sandbox};
 
 use crate::report::{
     self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart, Transport,
@@ -64,6 +64,8 @@ pub(crate) enum RunError {
     OutputFile(report::FileError),
     #[error(transparent)]
     Socket(#[from] report::SocketError),
+    #[error("{0}")]
+    Sandbox(String),
 }
 
 impl RunError {
@@ -74,10 +76,11 @@ impl RunError {
             RunError::Setup(SetupError::Unavailable(_)) | RunError::Spawn { .. } => {
                 exit::FRAMEWORK_UNAVAILABLE
             }
-            RunError::Setup(SetupError::Runner { .. })
+            RunError::Setup(SetupError::Runner { .. } | SetupError::Cache { .. })
             | RunError::Output(_)
             | RunError::OutputFile(_) => exit::IO_ERROR,
             RunError::Socket(_) => exit::SOCKET_UNREACHABLE,
+            RunError::Sandbox(_) => exit::SANDBOX_UNAVAILABLE,
         }
     }
 }
@@ -169,10 +172,25 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         python: raw.python.as_deref().map(absolute_program),
         node: raw.node.as_deref().map(absolute_program),
         order_file: None,
+        env: raw.env.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+        env_clear: raw.env_clear,
+        ci: raw.ci,
+        jobs: raw.jobs.map(|jobs| jobs.count()),
     };
     let session = history::prepare(&raw.history, &project, framework, &mut request)?;
+    // The command line, the environment asked for, and the sandbox.
+    let prepare = |request: &Request| -> Result<frameworks::Launch, RunError> {
+        let mut launch = framework.launch(request)?;
+        frameworks::apply_environment(&mut launch.spec, request, framework);
+        if raw.sandbox {
+            launch.spec.sandbox = Some(sandbox(&raw, request, framework, &launch.spec)?);
+            // The private one: the host's may be read-only in there.
+            launch.spec.env.push(("TMPDIR".into(), "/tmp".into()));
+        }
+        Ok(launch)
+    };
     if raw.print_command {
-        let launch = framework.launch(&request)?;
+        let launch = prepare(&request)?;
         return print_command(&launch.spec, out).map_err(RunError::Output);
     }
     let output = OutputConfig {
@@ -191,10 +209,9 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     files.push(report::FileOutput::History(
         session.output(&project, framework),
     ));
-    let launch = match framework.launch(&request) {
+    let launch = match prepare(&request) {
         Ok(launch) => launch,
         Err(error) => {
-            let error = RunError::Setup(error);
             let unavailable = matches!(error, RunError::Setup(SetupError::Unavailable(_)));
             let code = if unavailable && policy != PassPolicy::Framework {
                 exit::INFRASTRUCTURE
@@ -383,6 +400,35 @@ fn record_unstarted(
         .map(drop)
 }
 
+/// The sandbox for `--sandbox`, once the machine is known to give it:
+/// `--writable` and the framework's caches writable.
+fn sandbox(
+    raw: &crate::cli::RawRun,
+    request: &Request,
+    framework: &dyn frameworks::Framework,
+    spec: &crate::process::Spec,
+) -> Result<Sandbox, RunError> {
+    let mut writable = Vec::new();
+    for path in &raw.writable {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        match absolute.canonicalize() {
+            Ok(found) => writable.push(found),
+            Err(e) => {
+                return Err(RunError::NoInput(format!(
+                    "--writable {}: {e}",
+                    path.display()
+                )))
+            }
+        }
+    }
+    for path in framework.sandbox_writable(request)? {
+        writable.push(path.canonicalize().unwrap_or(path));
+    }
+    let sandbox = Sandbox::for_spec(spec, writable);
+    crate::process::probe_sandbox(&sandbox, &spec.cwd).map_err(RunError::Sandbox)?;
+    Ok(sandbox)
+}
+
 /// `--print-command`: the folder, the environment tcrunner adds and the
 /// command line, quoted for a POSIX shell, one per line; then exit 0.
 fn print_command(spec: &crate::process::Spec, mut out: impl Write) -> io::Result<i32> {
@@ -391,7 +437,7 @@ fn print_command(spec: &crate::process::Spec, mut out: impl Write) -> io::Result
         shlex::try_quote(&text).map_or_else(|_| format!("{text:?}"), |q| q.into_owned())
     }
     writeln!(out, "cd {}", quoted(spec.cwd.as_os_str()))?;
-    let mut line = String::from("env");
+    let mut line = String::from(if spec.env_clear { "env -i" } else { "env" });
     for (key, value) in &spec.env {
         let mut pair = key.clone();
         pair.push("=");
@@ -410,6 +456,18 @@ fn print_command(spec: &crate::process::Spec, mut out: impl Write) -> io::Result
         out,
         "# and, when it runs: TCRUNNER_EVENT_FD (the events pipe) and TCRUNNER_INBAND_KEY"
     )?;
+    if let Some(sandbox) = &spec.sandbox {
+        let writable: Vec<String> = sandbox
+            .writable
+            .iter()
+            .map(|p| quoted(p.as_os_str()))
+            .collect();
+        writeln!(
+            out,
+            "# in a sandbox: no network but lo, a private /tmp, read-only but for: {}",
+            writable.join(" ")
+        )?;
+    }
     out.flush()?;
     Ok(exit::SUCCESS)
 }
