@@ -331,30 +331,36 @@ fn js_sequence(project: &Project, ext: &str, esm: bool) {
     assert!(started(&none).is_empty());
 }
 
+/// A copy of the history fixture for `framework` (`jest` or `vitest`),
+/// linked to the newest install of it under target/node.
+fn js_project(framework: &str) -> Project {
+    let (newest, older) = match framework {
+        "jest" => ("jest30", "jest29"),
+        _ => ("vitest4", "vitest3"),
+    };
+    let modules = node_modules(newest)
+        .or_else(|| node_modules(older))
+        .unwrap_or_else(|| {
+            panic!("no {framework} under target/node: run `bash scripts/setup-node.sh`")
+        });
+    Project::copy(&format!("history/{framework}")).link_node_modules(&modules)
+}
+
 #[test]
 fn jest_lf_reruns_exactly_the_failed_tests() {
-    let modules = node_modules("jest30")
-        .or_else(|| node_modules("jest29"))
-        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/jest").link_node_modules(&modules);
+    let project = js_project("jest");
     js_sequence(&project, "js", false);
 }
 
 #[test]
 fn vitest_lf_reruns_exactly_the_failed_tests() {
-    let modules = node_modules("vitest4")
-        .or_else(|| node_modules("vitest3"))
-        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/vitest").link_node_modules(&modules);
+    let project = js_project("vitest");
     js_sequence(&project, "mjs", true);
 }
 
 #[test]
 fn jest_stepwise_stops_at_the_first_failure_as_a_stop() {
-    let modules = node_modules("jest30")
-        .or_else(|| node_modules("jest29"))
-        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/jest").link_node_modules(&modules);
+    let project = js_project("jest");
     project.write(
         "one.test.js",
         "test('a', () => {});\ntest('b', () => { throw new Error('no'); });\n\
@@ -511,19 +517,13 @@ fn js_shards(project: &Project, ext: &str, esm: bool) {
 
 #[test]
 fn jest_shards_split_test_files() {
-    let modules = node_modules("jest30")
-        .or_else(|| node_modules("jest29"))
-        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/jest").link_node_modules(&modules);
+    let project = js_project("jest");
     js_shards(&project, "js", false);
 }
 
 #[test]
 fn vitest_shards_split_test_files() {
-    let modules = node_modules("vitest4")
-        .or_else(|| node_modules("vitest3"))
-        .expect("no vitest 3 or 4 under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/vitest").link_node_modules(&modules);
+    let project = js_project("vitest");
     js_shards(&project, "mjs", true);
 }
 
@@ -590,10 +590,7 @@ fn a_teamcity_parallel_tests_file_selects_this_batch_on_pytest() {
 
 #[test]
 fn a_teamcity_parallel_tests_file_selects_this_batch_on_jest() {
-    let modules = node_modules("jest30")
-        .or_else(|| node_modules("jest29"))
-        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/jest").link_node_modules(&modules);
+    let project = js_project("jest");
     project.write(
         "one.test.js",
         &js_tests(&[("a", false), ("b", false)], false),
@@ -683,10 +680,7 @@ fn tcrunner_history_shows_failures_the_slowest_and_the_stepwise_position() {
 
 #[test]
 fn jest_stepwise_resumes_by_leaving_out_the_files_that_passed() {
-    let modules = node_modules("jest30")
-        .or_else(|| node_modules("jest29"))
-        .expect("no jest under target/node: run `bash scripts/setup-node.sh`");
-    let project = Project::copy("history/jest").link_node_modules(&modules);
+    let project = js_project("jest");
     // With nothing cached jest runs the larger file first: p, then q.
     let padding = format!("// {}\n", "-".repeat(4000));
     project.write(

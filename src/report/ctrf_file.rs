@@ -22,9 +22,9 @@ use serde::Serialize;
 
 use super::file::AtomicFile;
 use super::grading::{Grader, Groups};
-use super::output::{Opened, Output, TreeEvent};
+use super::output::{Output, TreeEvent};
 use super::record::{Collected, Records, Status, TestRecord};
-use crate::event::{LogLevel, Outcome, Stream, TestEvent, TestResult};
+use crate::event::{LogLevel, Outcome, TestEvent};
 
 /// The CTRF version written.
 const SPEC_VERSION: &str = "1.0.0";
@@ -243,25 +243,6 @@ impl Output for CtrfFile {
             // CTRF has no place for a suite's output.
             Collected::Nothing | Collected::Suite(_) | Collected::Output { .. } => Ok(()),
         }
-    }
-
-    fn test(
-        &mut self,
-        node: &Opened<'_>,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        super::output::test_as_events(self, node, output, result)
-    }
-
-    /// The framework's plain text is the stream's.
-    fn text(&mut self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    /// Written whole at the end: a result file is read after the run.
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 
     /// Writes the summary, the tool and the run's extras after the tests,

@@ -92,11 +92,6 @@ impl Output for EventsFile {
         })
     }
 
-    /// Written whole at the end: a recording is read after the run.
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
     fn finish(&mut self) -> io::Result<()> {
         self.file.commit()
     }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::output::{Opened, Output, TreeEvent};
-use crate::event::{NodeKind, TestEvent, Verdict};
+use crate::event::{NodeKind, Verdict};
 use crate::hash::FastMap;
 use crate::history::{RanTest, Verdict as Recorded};
 
@@ -86,10 +86,6 @@ impl HistoryFile {
 }
 
 impl Output for HistoryFile {
-    fn source(&mut self, _event: &TestEvent) -> io::Result<()> {
-        Ok(())
-    }
-
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
             TreeEvent::Started(opened) if !opened.is_test => {
@@ -146,14 +142,6 @@ impl Output for HistoryFile {
             | TreeEvent::TreeSuiteEnd(_)
             | TreeEvent::TreeEnded => {}
         }
-        Ok(())
-    }
-
-    fn text(&mut self, _bytes: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
 

@@ -17,9 +17,8 @@ use tcrunner_protocol::Timestamp;
 
 use super::file::AtomicFile;
 use super::grading::{Grader, GroupCount, Groups};
-use super::output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
+use super::output::{Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
 use super::record::{self, Collected, Records, TestRecord};
-use crate::event::{Stream, TestEvent, TestResult};
 
 /// The result format's version: a new one when a field changes meaning
 /// or goes away (new fields do not change it).
@@ -218,10 +217,6 @@ fn iso(time: SystemTime) -> String {
 }
 
 impl Output for JsonFile {
-    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
-        Ok(())
-    }
-
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
             TreeEvent::RunStarted(start) => {
@@ -239,24 +234,6 @@ impl Output for JsonFile {
                 _ => Ok(()),
             },
         }
-    }
-
-    fn test(
-        &mut self,
-        node: &Opened<'_>,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        super::output::test_as_events(self, node, output, result)
-    }
-
-    fn text(&mut self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    /// Written whole at the end: a result is read after the run.
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 
     /// Normally done at [`TreeEvent::RunEnded`]; without one, the run's

@@ -33,9 +33,9 @@
 use std::io::{self, Write};
 
 use super::file::AtomicFile;
-use super::output::{Opened, Output, TreeEvent};
+use super::output::{Output, TreeEvent};
 use super::record::{Collected, Records, Status, SuiteRecord, TestRecord};
-use crate::event::{LogLevel, Outcome, Stream, TestEvent, TestResult};
+use crate::event::{LogLevel, Outcome, Stream, TestEvent};
 use crate::hash::FastMap;
 
 /// The name of the root and of the run's own `<testsuite>`: the reader
@@ -194,26 +194,6 @@ impl Output for JunitFile {
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         let collected = self.records.event(event);
         self.collected(collected)
-    }
-
-    fn test(
-        &mut self,
-        node: &Opened<'_>,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        super::output::test_as_events(self, node, output, result)
-    }
-
-    /// The framework's plain text is the stream's; the file holds what the
-    /// tree says.
-    fn text(&mut self, _: &[u8]) -> io::Result<()> {
-        Ok(())
-    }
-
-    /// Written whole at the end: a result file is read after the run.
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 
     /// Writes the suites still held (the tree closes every file before

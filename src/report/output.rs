@@ -170,8 +170,10 @@ pub(crate) enum TreeEvent<'a> {
 pub(crate) trait Output {
     /// What a source sent, before the tree saw it: for outputs that record
     /// the run itself rather than its tree (`--events-out`); the others
-    /// take nothing here.
-    fn source(&mut self, event: &TestEvent) -> io::Result<()>;
+    /// take nothing here, the default.
+    fn source(&mut self, _event: &TestEvent) -> io::Result<()> {
+        Ok(())
+    }
 
     /// One event of the tree.
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()>;
@@ -192,12 +194,18 @@ pub(crate) trait Output {
     }
 
     /// Plain text the framework printed, as it arrived (tcrunner's own
-    /// `Launching …` line too).
-    fn text(&mut self, bytes: &[u8]) -> io::Result<()>;
+    /// `Launching …` line too). By default it is the stream's alone: a
+    /// result file has no place for it.
+    fn text(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
 
     /// Hands what was written so far on to the reader (the loop calls it
-    /// whenever no input is waiting).
-    fn flush(&mut self) -> io::Result<()>;
+    /// whenever no input is waiting). By default nothing: a file written
+    /// whole at the end is read after the run.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 
     /// The tree is closed: writes the end of the run and flushes.
     fn finish(&mut self) -> io::Result<()>;
