@@ -455,6 +455,11 @@ pub(crate) enum InputFormat {
 #[derive(Debug, Clone)]
 pub(crate) struct OutputConfig {
     pub dialect: Dialect,
+    /// Tests run in parallel workers (`-j`, pytest-xdist's `-n`): the
+    /// intellij dialect says so as PyCharm's runner does
+    /// (`enteredTheMatrix durationStrategy='manual'`), so that the IDE takes
+    /// each test's duration as reported rather than timing it.
+    pub parallel: bool,
     pub offset: u64,
     pub timestamps: bool,
     pub skip_passed_output: bool,
@@ -562,6 +567,7 @@ impl OutputConfig {
         OutputConfig {
             human: HumanConfig::from_raw(&raw.human, env),
             dialect,
+            parallel: false,
             offset: raw.offset,
             timestamps: raw.timestamps,
             skip_passed_output: raw.skip_passed_output,

@@ -257,6 +257,7 @@ fn event_configs() -> [(&'static str, OutputConfig); 5] {
 fn output(dialect: Dialect) -> OutputConfig {
     OutputConfig {
         dialect,
+        parallel: false,
         offset: 0,
         timestamps: false,
         skip_passed_output: false,

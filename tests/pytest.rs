@@ -133,6 +133,23 @@ fn xdist_workers_interleave_into_the_same_verdicts() {
     let (code, stream) = run(9, &["--", "-n", "2"]);
     assert_eq!(code, 1);
     assert_clean(&stream);
+    // As PyCharm's runner in parallel mode: the IDE takes the reported
+    // durations; a run in one process says nothing of it.
+    let first = |stream: &[u8]| {
+        String::from_utf8_lossy(stream)
+            .lines()
+            .next()
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        first(&stream).as_deref(),
+        Some("##teamcity[enteredTheMatrix durationStrategy='manual']")
+    );
+    let (_, sequential) = run(9, &["--", "-n", "0"]);
+    assert_eq!(
+        first(&sequential).as_deref(),
+        Some("##teamcity[enteredTheMatrix]")
+    );
     let found = tests_by_path(&stream);
     let model = model(9, false);
     // xdist reports collection problems per worker, and its controller sees

@@ -213,6 +213,12 @@ pub(crate) trait Framework {
     fn load_failure(&self, _id: &str) -> Option<String> {
         None
     }
+    /// Whether the command line `args` runs tests in parallel workers. By
+    /// default none does: jest's and vitest's workers report through one
+    /// process, and their IDE runners say nothing of it.
+    fn runs_in_parallel(&self, _args: &[std::ffi::OsString]) -> bool {
+        false
+    }
     /// An option that keeps our reporter from loading, to name as an example
     /// when the framework exited 0 without it. By default none is named.
     fn disabling_option(&self) -> Option<&'static str> {

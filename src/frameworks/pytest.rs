@@ -550,6 +550,23 @@ impl Framework for Pytest {
         true
     }
 
+    /// pytest-xdist's `-n N`, `-nN`, `--numprocesses N` or `=N`, with N
+    /// other than 0 (`auto` and `logical` included).
+    fn runs_in_parallel(&self, args: &[std::ffi::OsString]) -> bool {
+        let args: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+        let workers = |n: &str| n != "0";
+        args.iter().enumerate().any(|(i, arg)| {
+            let next = || args.get(i + 1).copied().is_some_and(workers);
+            match *arg {
+                "-n" | "--numprocesses" => next(),
+                _ => arg
+                    .strip_prefix("--numprocesses=")
+                    .or_else(|| arg.strip_prefix("-n").filter(|n| !n.is_empty()))
+                    .is_some_and(workers),
+            }
+        })
+    }
+
     /// The plugin's `<nodeid>::<collection>` test (`_COLLECTION` in
     /// `runners/_tcrunner_pytest_reporter.py`); a bare `<collection>` is
     /// the session's own collector (a root `conftest.py`).

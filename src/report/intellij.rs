@@ -25,6 +25,7 @@ impl<W: Write> Intellij<W> {
         out: MessageWriter<W>,
         embedded: bool,
         no_matrix: bool,
+        parallel: bool,
     ) -> io::Result<Self> {
         let mut stream = Intellij {
             out,
@@ -32,7 +33,13 @@ impl<W: Write> Intellij<W> {
             no_matrix,
         };
         if !no_matrix {
-            stream.out.send(Message::new("enteredTheMatrix"))?;
+            let mut matrix = Message::new("enteredTheMatrix");
+            if parallel {
+                // As PyCharm's runner in parallel mode: durations are the
+                // reported ones, not the IDE's clock between messages.
+                matrix = matrix.with("durationStrategy", "manual");
+            }
+            stream.out.send(matrix)?;
         }
         if !embedded {
             stream.out.send(Message::new("testingStarted"))?;

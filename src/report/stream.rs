@@ -27,6 +27,7 @@ impl<W: Write> ServiceMessages<W> {
                 writer(out),
                 config.offset > 0,
                 std::env::var_os("_jb_do_not_call_enter_matrix").is_some(),
+                config.parallel,
             )?),
             Dialect::Teamcity => {
                 ServiceMessages::Teamcity(Teamcity::start(writer(out), config.retry_support)?)

@@ -237,6 +237,10 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     };
     // Connected before the framework starts: an IDE that asked for its
     // socket reads nothing from stdout, so no socket, no run.
+    let output = OutputConfig {
+        parallel: framework.runs_in_parallel(&launch.spec.args),
+        ..output
+    };
     let out = Transport::from_env(out, output.dialect.writes_messages())?;
     let socket = out.socket().map_err(RunError::Output)?;
     let mut pipeline = match Pipeline::new(&output, out, files) {
