@@ -501,6 +501,10 @@ pub(crate) struct HumanConfig {
     /// understands cursor movement.
     pub live: bool,
     pub verbosity: Verbosity,
+    /// What the tests about to run took last time, summed from the test
+    /// history (docs/history.md), when it knows them: the status line then
+    /// estimates the time left.
+    pub expected_ms: Option<u64>,
 }
 
 impl HumanConfig {
@@ -513,6 +517,7 @@ impl HumanConfig {
                 ColorChoice::Auto => terminal && !env.no_color,
             },
             live: terminal,
+            expected_ms: None,
             verbosity: match (raw.quiet, raw.verbose) {
                 (true, _) => Verbosity::Quiet,
                 (false, true) => Verbosity::Verbose,

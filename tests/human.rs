@@ -485,14 +485,46 @@ fn a_terminal_gets_the_human_view_and_an_ide_under_a_pty_the_messages() {
     let human = under_pty(&convert, &[]);
     assert!(!human.contains("##teamcity["), "{human}");
     assert!(human.contains("\x1b[1;31mFAILED\x1b[0m"), "{human}");
-    for env in [
-        [("TEAMCITY_VERSION", "LOCAL")],
-        [("JB_TEAMCITY_SOCKET_PORT", "63342")],
-        [("JB_TEAMCITY_SOCKET_PATH", "/tmp/ide.sock")],
-    ] {
-        let out = under_pty(&convert, &env);
-        assert!(out.contains("##teamcity[testStarted"), "{env:?}\n{out}");
-    }
+    let out = under_pty(&convert, &[("TEAMCITY_VERSION", "LOCAL")]);
+    assert!(out.contains("##teamcity[testStarted"), "{out}");
+    // An IDE transport variable: the messages go to the IDE's socket (a
+    // listener here, reading what arrives), and the terminal gets no view.
+    let read_all = |mut stream: Box<dyn std::io::Read + Send>| {
+        let mut got = String::new();
+        let _ = stream.read_to_string(&mut got);
+        got
+    };
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = tcp.local_addr().unwrap().port().to_string();
+    let ide = std::thread::spawn(move || read_all(Box::new(tcp.accept().unwrap().0)));
+    let out = under_pty(
+        &convert,
+        &[
+            ("JB_TEAMCITY_SOCKET_PORT", &port),
+            ("JB_TEAMCITY_SOCKET_HOST", "127.0.0.1"),
+        ],
+    );
+    let messages = ide.join().unwrap();
+    assert!(messages.contains("##teamcity[testStarted"), "{messages}");
+    assert!(
+        !out.contains("FAILED") && !out.contains("##teamcity["),
+        "{out}"
+    );
+    let socket = repo().join("target/tmp").join(util::unique("ide-sock"));
+    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+    let unix = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let ide = std::thread::spawn(move || read_all(Box::new(unix.accept().unwrap().0)));
+    let out = under_pty(
+        &convert,
+        &[("JB_TEAMCITY_SOCKET_PATH", socket.to_str().unwrap())],
+    );
+    let messages = ide.join().unwrap();
+    let _ = std::fs::remove_file(&socket);
+    assert!(messages.contains("##teamcity[testStarted"), "{messages}");
+    assert!(
+        !out.contains("FAILED") && !out.contains("##teamcity["),
+        "{out}"
+    );
     // A terminal that is asked for messages gets them; a dumb one gets
     // the human view without colour.
     let out = under_pty(&format!("{convert} --format intellij"), &[]);

@@ -85,6 +85,10 @@ pub(crate) struct Human<W: Write> {
     buf: String,
     /// The tally by group of a graded run, told at its end.
     groups: Option<Groups>,
+    /// What the tests to run took last time ([`HumanConfig::expected_ms`]),
+    /// and what those that finished took this time, for the time left.
+    expected_ms: Option<u64>,
+    done_ms: u64,
 }
 
 impl<W: Write> Human<W> {
@@ -99,6 +103,8 @@ impl<W: Write> Human<W> {
             cwd: std::env::current_dir().ok(),
             started: Instant::now(),
             groups: None,
+            expected_ms: config.expected_ms.filter(|&ms| ms > 0),
+            done_ms: 0,
             total: None,
             counts: Summary::default(),
             nodes: FastMap::default(),
@@ -210,6 +216,7 @@ impl<W: Write> Human<W> {
     fn finished(&mut self, node: &Opened<'_>, result: &TestResult) -> io::Result<()> {
         self.counts.count(result.outcome);
         let ms = result.duration_ms.unwrap_or(0);
+        self.done_ms += ms;
         if let Some(tally) = self.tallies.get_mut(&node.flow) {
             tally.counts.count(result.outcome);
             tally.ms += ms;
@@ -373,10 +380,11 @@ impl<W: Write> Human<W> {
         let mut counts = String::new();
         self.painted_counts(&mut counts);
         line.push_str(&counts);
-        line.push_str(&format!(
-            "  {}",
-            style::seconds(self.started.elapsed().as_millis() as u64)
-        ));
+        let elapsed_ms = self.started.elapsed().as_millis() as u64;
+        line.push_str(&format!("  {}", style::seconds(elapsed_ms)));
+        if let Some(left) = self.time_left(elapsed_ms) {
+            line.push_str(&format!(" (~{} left)", style::seconds(left)));
+        }
         if let Some(current) = &self.current {
             line.push_str("  ");
             self.style.push(&mut line, Paint::Dim, current);
@@ -388,6 +396,19 @@ impl<W: Write> Human<W> {
         self.out.write_all(line.as_bytes())?;
         self.status_shown = Some(style::visible_len(&line));
         Ok(())
+    }
+
+    /// The time left, from how far the run is through what its tests took
+    /// last time (so parallel workers count as they ran then): none until
+    /// a test has taken time, or once the run is past the estimate.
+    fn time_left(&self, elapsed_ms: u64) -> Option<u64> {
+        let expected = self.expected_ms?;
+        if self.done_ms == 0 || self.done_ms >= expected {
+            return None;
+        }
+        let left =
+            elapsed_ms as u128 * u128::from(expected - self.done_ms) / u128::from(self.done_ms);
+        Some(u64::try_from(left).unwrap_or(u64::MAX))
     }
 
     /// The failures, the run's errors and the summary line.
@@ -595,7 +616,43 @@ mod tests {
             color: false,
             live,
             verbosity: Verbosity::Normal,
+            expected_ms: None,
         }
+    }
+
+    #[test]
+    fn the_time_left_follows_what_the_tests_took_last_time() {
+        let mut view = Human::new(
+            HumanConfig {
+                expected_ms: Some(10_000),
+                ..config(true)
+            },
+            Vec::new(),
+        );
+        assert_eq!(view.time_left(1_000), None, "no test has taken time yet");
+        view.done_ms = 2_500;
+        // A quarter through in 2 s: three quarters left take 6 s.
+        assert_eq!(view.time_left(2_000), Some(6_000));
+        view.done_ms = 12_000;
+        assert_eq!(view.time_left(9_000), None, "past the estimate");
+        // Without a history, none is shown.
+        let mut plain = Human::new(config(true), Vec::new());
+        plain.done_ms = 2_500;
+        assert_eq!(plain.time_left(2_000), None);
+        // The status line shows it.
+        let mut drawn = Human::new(
+            HumanConfig {
+                expected_ms: Some(1_000_000),
+                ..config(true)
+            },
+            Vec::new(),
+        );
+        run(&mut drawn, 1, 3, 1_000_000);
+        drawn.done_ms = 1;
+        drawn.last_draw = None;
+        drawn.draw_status().unwrap();
+        let shown = String::from_utf8(drawn.out.clone()).unwrap();
+        assert!(shown.contains(" left)"), "{shown}");
     }
 
     /// Runs `files` files of `per_file` tests each through the view, every

@@ -20,6 +20,8 @@ pub(super) struct Session {
     full: bool,
     stepwise: bool,
     order_file: Option<PathBuf>,
+    /// What the tests about to run took last time, when the history knows.
+    expected_ms: Option<u64>,
 }
 
 /// Reads the history and turns `request` into what the options ask for.
@@ -227,7 +229,22 @@ pub(super) fn prepare(
             )),
         }
     }
+    // What the tests about to run took last time, for the human view's time
+    // left: the whole suite, the failures `--lf` reruns, less what a resumed
+    // `--sw` leaves out; unknown for a selection, a shard or a batch.
+    let whole = full_before && shard.is_none() && batch.is_none();
+    let expected_ms = (whole && !history.tests.is_empty()).then(|| {
+        (history.tests.iter())
+            .filter(|(id, entry)| {
+                let kept = plan.only.is_empty()
+                    || (plan.only.iter()).any(|only| only == *id || *only == entry.file);
+                kept && !plan.skip.contains(id)
+            })
+            .map(|(_, entry)| entry.duration_ms)
+            .sum()
+    });
     Ok(Session {
+        expected_ms,
         file,
         framework: name,
         full: full_before
@@ -340,6 +357,12 @@ impl Session {
     /// `--lf --lfnf none` with nothing recorded: nothing is to run.
     pub(super) fn runs_nothing(&self) -> bool {
         self.plan.run_nothing
+    }
+
+    /// What the tests about to run took last time, summed, when the history
+    /// knows them.
+    pub(super) fn expected_ms(&self) -> Option<u64> {
+        self.expected_ms
     }
 
     /// How many failures stop the run (`--sw`).

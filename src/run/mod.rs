@@ -193,10 +193,11 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         let launch = prepare(&request)?;
         return print_command(&launch.spec, out).map_err(RunError::Output);
     }
-    let output = OutputConfig {
+    let mut output = OutputConfig {
         collect_only,
         ..config.output
     };
+    output.human.expected_ms = session.expected_ms();
     let live_view = output.dialect == Dialect::Human && output.human.live;
     NOTES.store(!live_view, std::sync::atomic::Ordering::Relaxed);
     // Information-only runs and collect-only trees have no verdict to grade.
