@@ -17,6 +17,7 @@ pub mod fuzzing;
 mod hash;
 mod history;
 mod ide;
+mod input;
 mod process;
 mod report;
 mod run;

@@ -9,94 +9,52 @@
 //! the text it is and counted, never fatal.
 mod translate;
 
-use std::fs::File;
-use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::io::{self, Write};
 
 use tcrunner_protocol::{ParseEvent, Parser};
 
 use crate::cli::ViewConfig;
 use crate::event::{LogLevel, TestEvent};
 use crate::exit;
+use crate::input::{self, StreamError};
 use crate::report::{Groups, PassPolicy, Pipeline, RunEnd, Summary, Transport};
 use translate::{Said, Translator};
 
 /// Why `view` could not show its stream.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum ViewError {
-    #[error("cannot open {}", path.display())]
-    Open {
-        path: PathBuf,
-        #[source]
-        source: io::Error,
-    },
-    #[error("cannot read {name}")]
-    Read {
-        name: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("writing the output failed")]
-    Write(#[source] io::Error),
-}
+pub(crate) type ViewError = StreamError;
 
-impl ViewError {
-    pub(crate) fn exit_code(&self) -> i32 {
-        match self {
-            ViewError::Open { .. } | ViewError::Read { .. } => exit::NO_INPUT,
-            ViewError::Write(_) => exit::IO_ERROR,
-        }
+/// A write of what is shown failed.
+fn write_error(source: io::Error) -> StreamError {
+    StreamError::Write {
+        what: "writing the output failed",
+        source,
     }
 }
-
-const CHUNK: usize = 64 * 1024;
 
 /// Shows the configured file (or stdin); exit 0 when no test failed, 1
 /// when one did.
 pub(crate) fn run(config: &ViewConfig, out: impl Write) -> Result<i32, ViewError> {
-    match &config.file {
-        Some(path) => {
-            let file = File::open(path).map_err(|source| ViewError::Open {
-                path: path.clone(),
-                source,
-            })?;
-            view(config, file, &path.display().to_string(), out)
-        }
-        None => view(config, io::stdin().lock(), "standard input", out),
-    }
+    view(config, config.file.as_deref(), out)
 }
 
-/// Feeds `input` chunk by chunk through the parser into the pipeline,
-/// handing what is shown on after each chunk.
+/// Feeds the stream `file` names (stdin when `None`) chunk by chunk through
+/// the parser into the pipeline, handing what is shown on after each chunk.
 fn view(
     config: &ViewConfig,
-    mut input: impl Read,
-    name: &str,
+    file: Option<&std::path::Path>,
     out: impl Write,
 ) -> Result<i32, ViewError> {
-    let mut pipeline = Pipeline::new(&config.output, Transport::Stdout(out), Vec::new())
-        .map_err(ViewError::Write)?;
+    let mut pipeline =
+        Pipeline::new(&config.output, Transport::Stdout(out), Vec::new()).map_err(write_error)?;
     let mut reader = Reader::default();
     let mut parser = Parser::new();
-    let mut buf = vec![0; CHUNK];
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(source) => {
-                return Err(ViewError::Read {
-                    name: name.to_owned(),
-                    source,
-                })
-            }
-        };
-        parser.feed(&buf[..n], |event| reader.take(event, &mut pipeline));
-        reader.result.take().transpose().map_err(ViewError::Write)?;
-        pipeline.flush().map_err(ViewError::Write)?;
-    }
+    input::each_chunk(file, |chunk| {
+        parser.feed(chunk, |event| reader.take(event, &mut pipeline));
+        reader.result.take().transpose().map_err(write_error)?;
+        pipeline.flush().map_err(write_error)
+    })?;
     parser.finish(|event| reader.take(event, &mut pipeline));
-    reader.result.take().transpose().map_err(ViewError::Write)?;
+    reader.result.take().transpose().map_err(write_error)?;
     if let Some(line) = reader.first_malformed {
         let text = format!(
             "{} malformed service message{} shown as text (the first on line {line})",
@@ -108,7 +66,7 @@ fn view(
                 level: LogLevel::Warning,
                 text,
             })
-            .map_err(ViewError::Write)?;
+            .map_err(write_error)?;
     }
     let end = |summary: &Summary, groups: Option<&Groups>| {
         let code = match summary.any_failed() {
@@ -117,7 +75,7 @@ fn view(
         };
         RunEnd::graded(PassPolicy::Framework, code, Vec::new(), groups)
     };
-    let (_, end) = pipeline.finish(end).map_err(ViewError::Write)?;
+    let (_, end) = pipeline.finish(end).map_err(write_error)?;
     Ok(end.exit_code)
 }
 
