@@ -18,7 +18,7 @@ use super::output::{Opened, Output, TreeEvent};
 use super::style::{self, Paint, Style};
 use super::summary::Summary;
 use crate::cli::{HumanConfig, Verbosity};
-use crate::event::{LogLevel, NodeKind, Outcome, TestEvent, TestResult};
+use crate::event::{LogLevel, NodeKind, Outcome, TestResult};
 use crate::hash::FastMap;
 
 /// The least time between two redraws of the status line (20 a second).
@@ -496,10 +496,6 @@ impl<W: Write> Human<W> {
 }
 
 impl<W: Write> Output for Human<W> {
-    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
-        Ok(())
-    }
-
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
             TreeEvent::Count(count) => self.total = Some(count),

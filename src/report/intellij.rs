@@ -7,7 +7,7 @@ use tcrunner_protocol::{Message, Value};
 
 use super::messages::{duration, failure, failure_message, log_message, MessageWriter, STOPPED};
 use super::output::{Opened, Output, TreeEvent};
-use crate::event::{Stream, TestEvent, TestResult, Verdict};
+use crate::event::{Stream, TestResult, Verdict};
 
 pub(crate) struct Intellij<W: Write> {
     out: MessageWriter<W>,
@@ -53,10 +53,6 @@ fn with_ids(name: &str, node: &Opened<'_>) -> Message {
 }
 
 impl<W: Write> Output for Intellij<W> {
-    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
-        Ok(())
-    }
-
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
             // The IDE gives plain text to the running test anyway.

@@ -211,6 +211,66 @@ pub(crate) trait Output {
     fn finish(&mut self) -> io::Result<()>;
 }
 
+/// `Output` for an enum whose variants each hold one output: every method
+/// goes to the variant's own (closed dispatch, no trait objects); the
+/// variants after `none:` hold nothing and take everything as done.
+macro_rules! forward_output {
+    (impl<$($g:ident: $bound:path),*> for $ty:ty { $($variant:path),+ $(; none: $empty:path)? }) => {
+        impl<$($g: $bound),*> $crate::report::Output for $ty {
+            #[inline]
+            fn source(&mut self, event: &$crate::event::TestEvent) -> std::io::Result<()> {
+                match self {
+                    $($variant(inner) => inner.source(event),)+
+                    $($empty => Ok(()),)?
+                }
+            }
+
+            #[inline]
+            fn event(&mut self, event: $crate::report::TreeEvent<'_>) -> std::io::Result<()> {
+                match self {
+                    $($variant(inner) => inner.event(event),)+
+                    $($empty => Ok(()),)?
+                }
+            }
+
+            #[inline]
+            fn test(
+                &mut self,
+                node: &$crate::report::Opened<'_>,
+                output: &[($crate::event::Stream, String)],
+                result: &$crate::event::TestResult,
+            ) -> std::io::Result<()> {
+                match self {
+                    $($variant(inner) => inner.test(node, output, result),)+
+                    $($empty => Ok(()),)?
+                }
+            }
+
+            fn text(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+                match self {
+                    $($variant(inner) => inner.text(bytes),)+
+                    $($empty => Ok(()),)?
+                }
+            }
+
+            fn flush(&mut self) -> std::io::Result<()> {
+                match self {
+                    $($variant(inner) => inner.flush(),)+
+                    $($empty => Ok(()),)?
+                }
+            }
+
+            fn finish(&mut self) -> std::io::Result<()> {
+                match self {
+                    $($variant(inner) => inner.finish(),)+
+                    $($empty => Ok(()),)?
+                }
+            }
+        }
+    };
+}
+pub(crate) use forward_output;
+
 /// [`Output::test`] as the events it stands for, one by one.
 pub(crate) fn test_as_events(
     out: &mut impl Output,

@@ -11,7 +11,7 @@ use super::history_file::HistoryFile;
 use super::human::Human;
 use super::json_file::JsonFile;
 use super::junit_file::JunitFile;
-use super::output::{Opened, Output, TreeEvent};
+use super::output::{forward_output, Opened, Output, TreeEvent};
 use super::stream::{ServiceMessages, SkipPassedOutput};
 use crate::event::{Stream, TestEvent, TestResult};
 
@@ -147,127 +147,12 @@ impl<W: Write> Output for Outputs<W> {
     }
 }
 
-impl<W: Write> Output for Primary<W> {
-    #[inline]
-    fn source(&mut self, event: &TestEvent) -> io::Result<()> {
-        match self {
-            Primary::Messages(stream) => stream.source(event),
-            Primary::Human(view) => view.source(event),
-            Primary::None => Ok(()),
-        }
-    }
+forward_output!(impl<W: Write> for Primary<W> { Primary::Messages, Primary::Human; none: Primary::None });
 
-    #[inline]
-    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
-        match self {
-            Primary::Messages(stream) => stream.event(event),
-            Primary::Human(view) => view.event(event),
-            Primary::None => Ok(()),
-        }
-    }
-
-    #[inline]
-    fn test(
-        &mut self,
-        node: &Opened<'_>,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        match self {
-            Primary::Messages(stream) => stream.test(node, output, result),
-            Primary::Human(view) => view.test(node, output, result),
-            Primary::None => Ok(()),
-        }
-    }
-
-    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            Primary::Messages(stream) => stream.text(bytes),
-            Primary::Human(view) => view.text(bytes),
-            Primary::None => Ok(()),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Primary::Messages(stream) => stream.flush(),
-            Primary::Human(view) => view.flush(),
-            Primary::None => Ok(()),
-        }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        match self {
-            Primary::Messages(stream) => stream.finish(),
-            Primary::Human(view) => view.finish(),
-            Primary::None => Ok(()),
-        }
-    }
-}
-
-impl Output for FileOutput {
-    fn source(&mut self, event: &TestEvent) -> io::Result<()> {
-        match self {
-            FileOutput::Events(file) => file.source(event),
-            FileOutput::Ctrf(file) => file.source(event),
-            FileOutput::Junit(file) => file.source(event),
-            FileOutput::Json(file) => file.source(event),
-            FileOutput::History(file) => file.source(event),
-        }
-    }
-
-    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
-        match self {
-            FileOutput::Events(file) => file.event(event),
-            FileOutput::Ctrf(file) => file.event(event),
-            FileOutput::Junit(file) => file.event(event),
-            FileOutput::Json(file) => file.event(event),
-            FileOutput::History(file) => file.event(event),
-        }
-    }
-
-    fn test(
-        &mut self,
-        node: &Opened<'_>,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        match self {
-            FileOutput::Events(file) => file.test(node, output, result),
-            FileOutput::Ctrf(file) => file.test(node, output, result),
-            FileOutput::Junit(file) => file.test(node, output, result),
-            FileOutput::Json(file) => file.test(node, output, result),
-            FileOutput::History(file) => file.test(node, output, result),
-        }
-    }
-
-    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            FileOutput::Events(file) => file.text(bytes),
-            FileOutput::Ctrf(file) => file.text(bytes),
-            FileOutput::Junit(file) => file.text(bytes),
-            FileOutput::Json(file) => file.text(bytes),
-            FileOutput::History(file) => file.text(bytes),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            FileOutput::Events(file) => file.flush(),
-            FileOutput::Ctrf(file) => file.flush(),
-            FileOutput::Junit(file) => file.flush(),
-            FileOutput::Json(file) => file.flush(),
-            FileOutput::History(file) => file.flush(),
-        }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        match self {
-            FileOutput::Events(file) => file.finish(),
-            FileOutput::Ctrf(file) => file.finish(),
-            FileOutput::Junit(file) => file.finish(),
-            FileOutput::Json(file) => file.finish(),
-            FileOutput::History(file) => file.finish(),
-        }
-    }
-}
+forward_output!(impl<> for FileOutput {
+    FileOutput::Events,
+    FileOutput::Ctrf,
+    FileOutput::Junit,
+    FileOutput::Json,
+    FileOutput::History
+});

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::intellij::Intellij;
 use super::messages::MessageWriter;
-use super::output::{test_as_events, Opened, Output, TreeEvent};
+use super::output::{forward_output, test_as_events, Opened, Output, TreeEvent};
 use super::teamcity::Teamcity;
 use super::transport::Transport;
 use crate::cli::{Dialect, OutputConfig};
@@ -39,51 +39,8 @@ impl<W: Write> ServiceMessages<W> {
     }
 }
 
-impl<W: Write> Output for ServiceMessages<W> {
-    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
-        match self {
-            ServiceMessages::Intellij(s) => s.event(event),
-            ServiceMessages::Teamcity(s) => s.event(event),
-        }
-    }
-
-    fn test(
-        &mut self,
-        node: &Opened<'_>,
-        output: &[(Stream, String)],
-        result: &TestResult,
-    ) -> io::Result<()> {
-        match self {
-            ServiceMessages::Intellij(s) => s.test(node, output, result),
-            ServiceMessages::Teamcity(s) => s.test(node, output, result),
-        }
-    }
-
-    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            ServiceMessages::Intellij(s) => s.text(bytes),
-            ServiceMessages::Teamcity(s) => s.text(bytes),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            ServiceMessages::Intellij(s) => s.flush(),
-            ServiceMessages::Teamcity(s) => s.flush(),
-        }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        match self {
-            ServiceMessages::Intellij(s) => s.finish(),
-            ServiceMessages::Teamcity(s) => s.finish(),
-        }
-    }
-}
+// The stream's own source events are none: every message comes from the tree.
+forward_output!(impl<W: Write> for ServiceMessages<W> { ServiceMessages::Intellij, ServiceMessages::Teamcity });
 
 /// An output whose tests' captured output waits for their verdict and is
 /// dropped when they pass (`--skip-passed-output`); without that option

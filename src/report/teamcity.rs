@@ -31,7 +31,7 @@ use tcrunner_protocol::{Message, Value};
 use super::grading::Groups;
 use super::messages::{duration, failure, failure_message, log_message, MessageWriter, STOPPED};
 use super::output::{Opened, Output, TreeEvent};
-use crate::event::{NodeKind, Stream, TestEvent, Verdict};
+use crate::event::{NodeKind, Stream, Verdict};
 use crate::hash::FastMap;
 
 pub(crate) struct Teamcity<W: Write> {
@@ -325,10 +325,6 @@ fn scoped(scope: u64, name: &str) -> u64 {
 }
 
 impl<W: Write> Output for Teamcity<W> {
-    fn source(&mut self, _: &TestEvent) -> io::Result<()> {
-        Ok(())
-    }
-
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         match event {
             TreeEvent::LiveOutput => {
