@@ -16,6 +16,9 @@
 //! with are turned off.
 //! Tests load their own copies (jest's module registry), which decide as
 //! under bare jest; what jest sends our reporter is stripped of ANSI there.
+//!
+//! With an order of files from the test history (`--ff`, `--nf`), it puts
+//! our sequencer (tcrunner-jest-sequencer.cjs) in place of jest's.
 
 const path = require('path');
 
@@ -80,6 +83,16 @@ function orderFiles(core) {
       const found = await read.apply(this, given);
       const global = found && found.globalConfig;
       if (!global || typeof global.testSequencer !== 'string' || global.testSequencer === ours) return found;
+      // Ours loads it with `require`, which an ES module sequencer may not
+      // allow (node before 22.12): jest then keeps it, unordered.
+      try {
+        require(global.testSequencer);
+      } catch (err) {
+        process.stderr.write(
+          `tcrunner: the test history cannot order jest's files: ${global.testSequencer} cannot be loaded with require (${err && err.code ? err.code : err})\n`,
+        );
+        return found;
+      }
       process.env.TCRUNNER_JEST_SEQUENCER = global.testSequencer;
       const globalConfig = { ...global, testSequencer: ours };
       return { ...found, globalConfig: Object.isFrozen(global) ? Object.freeze(globalConfig) : globalConfig };
