@@ -480,6 +480,66 @@ fn vitest_ff_and_nf_start_the_history_s_files_first() {
     js_failed_and_new_first("vitest", &["vitest3", "vitest4", "vitest5"]);
 }
 
+/// `--ff` with the project's own sequencer (by file name, last first, in
+/// the config): the failed file starts first, and the rest keep that
+/// sequencer's order, not the framework's default (the larger file first).
+fn js_failed_first_keeps_the_project_s_sequencer(framework: &str) {
+    let project = js_project(framework);
+    let esm = framework == "vitest";
+    let ext = if esm { "mjs" } else { "js" };
+    if esm {
+        project.write(
+            "vitest.config.mjs",
+            "import { defineConfig } from 'vitest/config';\n\
+             import { BaseSequencer } from 'vitest/node';\n\
+             class LastNameFirst extends BaseSequencer {\n\
+             \x20 async sort(files) { return [...files].sort((a, b) => (a.moduleId < b.moduleId ? 1 : -1)); }\n\
+             }\n\
+             export default defineConfig({ test: { environment: 'node', include: ['**/*.test.mjs'], \
+             sequence: { sequencer: LastNameFirst } } });\n",
+        );
+    } else {
+        project.write(
+            "jest.config.js",
+            "module.exports = { testEnvironment: 'node', testSequencer: '<rootDir>/sequencer.js' };\n",
+        );
+        project.write(
+            "sequencer.js",
+            "const Sequencer = require('@jest/test-sequencer').default;\n\
+             module.exports = class LastNameFirst extends Sequencer {\n\
+             \x20 sort(tests) { return [...tests].sort((a, b) => (a.path < b.path ? 1 : -1)); }\n\
+             };\n",
+        );
+    }
+    let padding = format!("// {}\n", "-".repeat(4000));
+    project.write(&format!("a.test.{ext}"), &js_tests(&[("a1", true)], esm));
+    let b = format!("{padding}{}", js_tests(&[("b1", false)], esm));
+    project.write(&format!("b.test.{ext}"), &b);
+    project.write(&format!("c.test.{ext}"), &js_tests(&[("c1", false)], esm));
+    let run = |args: &[&str]| {
+        let run = Tcrunner::new(project.path())
+            .args(["-j", "1"])
+            .args(args)
+            .run(LIMIT);
+        run.assert_code(1).assert_clean();
+        run
+    };
+    let plain = run(&[]);
+    assert_eq!(started(&plain), ["c1", "b1", "a1"], "{}", plain.describe());
+    let ff = run(&["--ff"]);
+    assert_eq!(started(&ff), ["a1", "c1", "b1"], "{}", ff.describe());
+}
+
+#[test]
+fn jest_ff_keeps_the_project_s_sequencer() {
+    js_failed_first_keeps_the_project_s_sequencer("jest");
+}
+
+#[test]
+fn vitest_ff_keeps_the_project_s_sequencer() {
+    js_failed_first_keeps_the_project_s_sequencer("vitest");
+}
+
 #[test]
 fn jest_stepwise_stops_at_the_first_failure_as_a_stop() {
     let project = js_project("jest");
