@@ -176,11 +176,12 @@ pub(super) fn prepare(
             }
         }
     }
-    // --nf: the plugin puts the tests the history does not know first.
-    let ordered = framework.follows_order_file();
+    // --ff, --nf on jest and vitest: our sequencer puts files first.
     if framework.orders_files() && (raw.new_first || !plan.first.is_empty()) {
         order_files(&dir, project, &history, raw.new_first, &mut plan, request);
     }
+    // --nf: the plugin puts the tests the history does not know first.
+    let ordered = framework.follows_order_file();
     let known: Vec<&String> = if raw.new_first && ordered {
         plan.notes.push(format!(
             "new-first: {} tests known to the history",
