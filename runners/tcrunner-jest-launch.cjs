@@ -16,6 +16,9 @@
 //! with are turned off.
 //! Tests load their own copies (jest's module registry), which decide as
 //! under bare jest; what jest sends our reporter is stripped of ANSI there.
+//!
+//! With an order of files from the test history (`--ff`, `--nf`), it puts
+//! our sequencer (tcrunner-jest-sequencer.cjs) in place of jest's.
 
 const path = require('path');
 
@@ -55,7 +58,52 @@ for (const dir of [cli, core, core && packageDir('@jest/console', core), message
 // at each call.
 quiet('picocolors', messages && packageDir('@babel/code-frame', messages), 'isColorSupported', false);
 
+/**
+ * With an order of files from the test history (TCRUNNER_FILE_ORDER), our
+ * sequencer (tcrunner-jest-sequencer.cjs) takes the place of the one jest
+ * resolved from the config and the arguments, and extends it: jest reads
+ * its config through jest-config's `readConfigs`, which @jest/core calls
+ * through the module's exports, so the resolved name is seen and replaced
+ * there. Where that is not possible (a jest whose packages are laid out
+ * otherwise) the framework's order stands.
+ */
+function orderFiles(core) {
+  if (!process.env.TCRUNNER_FILE_ORDER || !core) return;
+  let config;
+  try {
+    config = require(require.resolve('jest-config', { paths: [core] }));
+  } catch {
+    return;
+  }
+  const read = config.readConfigs;
+  if (typeof read !== 'function') return;
+  const ours = path.join(__dirname, 'tcrunner-jest-sequencer.cjs');
+  try {
+    config.readConfigs = async function (...given) {
+      const found = await read.apply(this, given);
+      const global = found && found.globalConfig;
+      if (!global || typeof global.testSequencer !== 'string' || global.testSequencer === ours) return found;
+      // Ours loads it with `require`, which an ES module sequencer may not
+      // allow (node before 22.12): jest then keeps it, unordered.
+      try {
+        require(global.testSequencer);
+      } catch (err) {
+        process.stderr.write(
+          `tcrunner: the test history cannot order jest's files: ${global.testSequencer} cannot be loaded with require (${err && err.code ? err.code : err})\n`,
+        );
+        return found;
+      }
+      process.env.TCRUNNER_JEST_SEQUENCER = global.testSequencer;
+      const globalConfig = { ...global, testSequencer: ours };
+      return { ...found, globalConfig: Object.isFrozen(global) ? Object.freeze(globalConfig) : globalConfig };
+    };
+  } catch {
+    // Exports that cannot be replaced: the framework's order stands.
+  }
+}
+
 if (cli) {
+  orderFiles(core);
   require(cli).run(args);
 } else {
   // A jest without jest-cli beside it: its bin reads the arguments from

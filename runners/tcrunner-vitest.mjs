@@ -36,6 +36,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import common from './tcrunner-common.cjs';
+import fileOrder from './tcrunner-file-order.cjs';
 
 const { openSink, stripAnsi, escapePart, scanLines, tagsOf } = common;
 
@@ -204,6 +205,7 @@ export default class TcrunnerVitestReporter {
     const version = (vitest && vitest.version) || vitestVersion(this.root);
     useOurRunner(vitest, version);
     keepExactPaths(vitest);
+    orderFiles(vitest);
     // vitest 5 matches -t against names joined by ' > ', older ones by ' '.
     this.separator = Number.parseInt(version, 10) >= 5 ? ' > ' : ' ';
     // Tests a name pattern deselects come back skipped, like real skips:
@@ -640,6 +642,30 @@ function keepExactPaths(vitest) {
     const kept = found.filter((spec) => isAsked(spec && spec.moduleId));
     return kept.length ? kept : found;
   };
+}
+
+/**
+ * The test history's order of files (`--ff`, `--nf`; tcrunner-file-order.cjs)
+ * on top of the sequencer vitest would use (its `BaseSequencer`, or the
+ * config's `sequence.sequencer`): vitest makes the sequencer from
+ * `config.sequence.sequencer` when it first runs files, after `onInit`, so
+ * a class extending that one takes its place there. Its `shard` and the
+ * rest are the original's; vitest then runs the files in that order within
+ * each group it runs apart (`sequence.groupOrder`, pool).
+ */
+function orderFiles(vitest) {
+  const order = fileOrder.readFileOrder();
+  const sequence = order && vitest && vitest.config && vitest.config.sequence;
+  const Inner = sequence && sequence.sequencer;
+  if (typeof Inner !== 'function' || Inner.tcrunnerOrder) return;
+  class TcrunnerSequencer extends Inner {
+    async sort(files, ...rest) {
+      const sorted = await super.sort(files, ...rest);
+      return fileOrder.orderItems(sorted, (spec) => spec.moduleId ?? spec[1], order);
+    }
+  }
+  TcrunnerSequencer.tcrunnerOrder = true;
+  sequence.sequencer = TcrunnerSequencer;
 }
 
 /** The project's vitest version, when the API does not say. */

@@ -299,7 +299,7 @@ pub(crate) struct RawHistory {
     /// Run every test, those that failed last time first.
     #[arg(long = "ff", visible_alias = "failed-first")]
     pub failed_first: bool,
-    /// Run every test, those new to the history first, each group from the newest-modified file (pytest).
+    /// Run every test, those new to the history first, newest-modified file first (jest, vitest: by file).
     #[arg(long = "nf", visible_alias = "new-first")]
     pub new_first: bool,
     /// With --lf and no failure recorded: run all tests, or none.

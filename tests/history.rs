@@ -358,6 +358,188 @@ fn vitest_lf_reruns_exactly_the_failed_tests() {
     js_sequence(&project, "mjs", true);
 }
 
+/// `--ff`, then `--nf`, on each installed major of jest (`jest29`, …) or
+/// vitest: the files the history puts first start first, in one worker.
+/// The framework's own cache is left out of every run (a fresh jest cache
+/// folder each time, vitest's `--no-cache`), as on a CI machine that keeps
+/// only tcrunner's history: both frameworks then start the larger file
+/// first, so without the history's order the file that failed, and the
+/// new file, would start last.
+fn js_failed_and_new_first(framework: &str, installs: &[&str]) {
+    let esm = framework == "vitest";
+    let ext = if esm { "mjs" } else { "js" };
+    for install in installs {
+        let modules = node_modules(install).unwrap_or_else(|| {
+            panic!("no {install} under target/node: run `bash scripts/setup-node.sh`")
+        });
+        let project = Project::copy(&format!("history/{framework}")).link_node_modules(&modules);
+        let runs = std::cell::Cell::new(0);
+        let run = |args: &[&str]| {
+            runs.set(runs.get() + 1);
+            let mut t = Tcrunner::new(project.path());
+            if *install == "vitest5" {
+                t.arg("--node")
+                    .arg(util::node22().expect("node22 under target/node"));
+            }
+            t.args(["-j", "1"]).args(args).arg("--");
+            if esm {
+                t.arg("--no-cache");
+            } else {
+                t.arg(format!("--cacheDirectory=jest-cache-{}", runs.get()));
+            }
+            let run = t.run(LIMIT);
+            run.assert_clean();
+            run
+        };
+        let padding = format!("// {}\n", "-".repeat(4000));
+        let big = format!(
+            "{padding}{}",
+            js_tests(&[("b1", false), ("b2", false)], esm)
+        );
+        project.write(&format!("big.test.{ext}"), &big);
+        let small = format!("small.test.{ext}");
+        project.write(&small, &js_tests(&[("s1", true), ("s2", false)], esm));
+        let plain = run(&[]);
+        plain.assert_code(1);
+        assert_eq!(
+            started(&plain),
+            ["b1", "b2", "s1", "s2"],
+            "{install}: {}",
+            plain.describe()
+        );
+
+        let ff = run(&["--ff"]);
+        ff.assert_code(1);
+        assert_eq!(
+            started(&ff),
+            ["s1", "s2", "b1", "b2"],
+            "{install}: {}",
+            ff.describe()
+        );
+        assert_eq!(
+            line(&ff.text(), "run-last-failure:"),
+            Some("run-last-failure: 1 failed tests of 4 first"),
+            "{install}"
+        );
+
+        // The small file fixed since it last ran, and a smaller file added
+        // after it: both are new to the history, the newest first.
+        project.write(&small, &js_tests(&[("s1", false), ("s2", false)], esm));
+        let added = project.path().join(format!("added.test.{ext}"));
+        project.write(
+            &format!("added.test.{ext}"),
+            &js_tests(&[("n1", false)], esm),
+        );
+        let later = std::fs::metadata(project.path().join(&small))
+            .unwrap()
+            .modified()
+            .unwrap()
+            + Duration::from_secs(1);
+        std::fs::File::options()
+            .write(true)
+            .open(&added)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        let nf = run(&["--nf"]);
+        nf.assert_code(0);
+        assert_eq!(
+            started(&nf),
+            ["n1", "s1", "s2", "b1", "b2"],
+            "{install}: {}",
+            nf.describe()
+        );
+        assert_eq!(
+            line(&nf.text(), "new-first:"),
+            Some("new-first: 4 tests in 2 test files known to the history"),
+            "{install}"
+        );
+        // Known and unchanged since they last ran: the framework's own
+        // order again.
+        let before = std::time::SystemTime::now() - Duration::from_secs(60);
+        for file in ["big", "small", "added"] {
+            std::fs::File::options()
+                .write(true)
+                .open(project.path().join(format!("{file}.test.{ext}")))
+                .unwrap()
+                .set_modified(before)
+                .unwrap();
+        }
+        let nf = run(&["--nf"]);
+        assert_eq!(started(&nf), ["b1", "b2", "s1", "s2", "n1"], "{install}");
+    }
+}
+
+#[test]
+fn jest_ff_and_nf_start_the_history_s_files_first() {
+    js_failed_and_new_first("jest", &["jest29", "jest30"]);
+}
+
+#[test]
+fn vitest_ff_and_nf_start_the_history_s_files_first() {
+    js_failed_and_new_first("vitest", &["vitest3", "vitest4", "vitest5"]);
+}
+
+/// `--ff` with the project's own sequencer (by file name, last first, in
+/// the config): the failed file starts first, and the rest keep that
+/// sequencer's order, not the framework's default (the larger file first).
+fn js_failed_first_keeps_the_project_s_sequencer(framework: &str) {
+    let project = js_project(framework);
+    let esm = framework == "vitest";
+    let ext = if esm { "mjs" } else { "js" };
+    if esm {
+        project.write(
+            "vitest.config.mjs",
+            "import { defineConfig } from 'vitest/config';\n\
+             import { BaseSequencer } from 'vitest/node';\n\
+             class LastNameFirst extends BaseSequencer {\n\
+             \x20 async sort(files) { return [...files].sort((a, b) => (a.moduleId < b.moduleId ? 1 : -1)); }\n\
+             }\n\
+             export default defineConfig({ test: { environment: 'node', include: ['**/*.test.mjs'], \
+             sequence: { sequencer: LastNameFirst } } });\n",
+        );
+    } else {
+        project.write(
+            "jest.config.js",
+            "module.exports = { testEnvironment: 'node', testSequencer: '<rootDir>/sequencer.js' };\n",
+        );
+        project.write(
+            "sequencer.js",
+            "const Sequencer = require('@jest/test-sequencer').default;\n\
+             module.exports = class LastNameFirst extends Sequencer {\n\
+             \x20 sort(tests) { return [...tests].sort((a, b) => (a.path < b.path ? 1 : -1)); }\n\
+             };\n",
+        );
+    }
+    let padding = format!("// {}\n", "-".repeat(4000));
+    project.write(&format!("a.test.{ext}"), &js_tests(&[("a1", true)], esm));
+    let b = format!("{padding}{}", js_tests(&[("b1", false)], esm));
+    project.write(&format!("b.test.{ext}"), &b);
+    project.write(&format!("c.test.{ext}"), &js_tests(&[("c1", false)], esm));
+    let run = |args: &[&str]| {
+        let run = Tcrunner::new(project.path())
+            .args(["-j", "1"])
+            .args(args)
+            .run(LIMIT);
+        run.assert_code(1).assert_clean();
+        run
+    };
+    let plain = run(&[]);
+    assert_eq!(started(&plain), ["c1", "b1", "a1"], "{}", plain.describe());
+    let ff = run(&["--ff"]);
+    assert_eq!(started(&ff), ["a1", "c1", "b1"], "{}", ff.describe());
+}
+
+#[test]
+fn jest_ff_keeps_the_project_s_sequencer() {
+    js_failed_first_keeps_the_project_s_sequencer("jest");
+}
+
+#[test]
+fn vitest_ff_keeps_the_project_s_sequencer() {
+    js_failed_first_keeps_the_project_s_sequencer("vitest");
+}
+
 #[test]
 fn jest_stepwise_stops_at_the_first_failure_as_a_stop() {
     let project = js_project("jest");

@@ -26,9 +26,25 @@ const COMMON: Runner = runner!("tcrunner-common.cjs");
 /// What starts jest with the jest reporter, written beside it.
 const JEST_LAUNCH: Runner = runner!("tcrunner-jest-launch.cjs");
 
-/// The reporter jest loads with `--reporters`, and the launcher that
-/// starts jest with it.
-const JEST_REPORTER: Runner = runner!("tcrunner-jest.cjs", [COMMON, JEST_LAUNCH]);
+/// The test history's order of files (`--ff`, `--nf`), which the jest
+/// sequencer and the vitest reporter apply.
+const FILE_ORDER: Runner = runner!("tcrunner-file-order.cjs");
+
+/// The variable that names the file of the test history's order of files.
+const FILE_ORDER_VAR: &str = "TCRUNNER_FILE_ORDER";
+
+/// The reporter jest loads with `--reporters`, the launcher that starts
+/// jest with it, and the sequencer the launcher puts in place of jest's
+/// when the test history orders the files.
+const JEST_REPORTER: Runner = runner!(
+    "tcrunner-jest.cjs",
+    [
+        COMMON,
+        JEST_LAUNCH,
+        FILE_ORDER,
+        runner!("tcrunner-jest-sequencer.cjs")
+    ]
+);
 
 /// The reporter vitest loads with `--reporter`, and the test runner it
 /// gives vitest's workers.
@@ -41,7 +57,7 @@ const VITEST_REPORTER: Runner = Runner {
     folder: "node_modules",
     ..runner!(
         "tcrunner-vitest.mjs",
-        [COMMON, runner!("tcrunner-vitest-runner.mjs")]
+        [COMMON, FILE_ORDER, runner!("tcrunner-vitest-runner.mjs")]
     )
 };
 
@@ -415,6 +431,12 @@ fn major(version: &str) -> u32 {
         .unwrap_or(0)
 }
 
+/// The environment entry that names the test history's order of files
+/// (`Request::order_file`) to our sequencer, if there is one.
+fn file_order_env(request: &Request) -> Option<(std::ffi::OsString, std::ffi::OsString)> {
+    (request.order_file.as_ref()).map(|file| (FILE_ORDER_VAR.into(), file.clone().into_os_string()))
+}
+
 /// The node command running `args`. It sets no colour variables: tests see
 /// the environment bare jest or vitest would give them (our reporters strip
 /// the colour codes that reach the stream).
@@ -550,7 +572,8 @@ impl Framework for Jest {
         ];
         args.extend(shown.iter().cloned());
         args.push(format!("--reporters={}", runner.display()));
-        let spec = spec(&plan, &args, request);
+        let mut spec = spec(&plan, &args, request);
+        spec.env.extend(file_order_env(request));
         Ok(Launch {
             spec,
             shown_args: shown,
@@ -609,6 +632,10 @@ impl Framework for Jest {
 
     fn load_failure(&self, id: &str) -> Option<String> {
         js_load_failure(id)
+    }
+
+    fn orders_files(&self) -> bool {
+        true
     }
 }
 
@@ -690,6 +717,7 @@ impl Framework for Vitest {
         let mut spec = spec(&plan, &args, request);
         // Our runner then sends each test's start before its body runs.
         spec.env.extend(test_timeout_env(request));
+        spec.env.extend(file_order_env(request));
         if let Some(exact) = vitest_exact_paths(request, &files, &filters) {
             spec.env
                 .push(("TCRUNNER_VITEST_PATHS".into(), exact.into()));
@@ -751,6 +779,10 @@ impl Framework for Vitest {
 
     fn load_failure(&self, id: &str) -> Option<String> {
         js_load_failure(id)
+    }
+
+    fn orders_files(&self) -> bool {
+        true
     }
 }
 

@@ -51,7 +51,9 @@ pub(crate) struct Request {
     pub test_timeout: Option<f64>,
     /// A JSON file of the tests to run first and to leave out, from the
     /// test history (`--ff`, `--sw`), for frameworks that order and
-    /// deselect tests themselves (pytest's plugin reads it).
+    /// deselect tests themselves (pytest's plugin reads it); for those
+    /// that order files (jest, vitest), the files to run first
+    /// (`runners/tcrunner-file-order.cjs`).
     pub order_file: Option<PathBuf>,
     /// `--python`.
     pub python: Option<PathBuf>,
@@ -234,6 +236,13 @@ pub(crate) trait Framework {
     /// the test history asks (`Request::order_file`: `--ff`, `--nf`, a
     /// resumed `--sw`). By default it cannot: the framework orders them.
     fn follows_order_file(&self) -> bool {
+        false
+    }
+    /// Whether our sequencer orders the framework's test files as the test
+    /// history asks (`Request::order_file`: `--ff`, `--nf`), leaving the
+    /// order inside a file to the framework (jest, vitest). By default it
+    /// does not.
+    fn orders_files(&self) -> bool {
         false
     }
     /// The test files a run of `request` would run, absolute, asked of the

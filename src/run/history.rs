@@ -176,19 +176,12 @@ pub(super) fn prepare(
             }
         }
     }
+    // --ff, --nf on jest and vitest: our sequencer puts files first.
+    if framework.orders_files() && (raw.new_first || !plan.first.is_empty()) {
+        order_files(&dir, project, &history, raw.new_first, &mut plan, request);
+    }
     // --nf: the plugin puts the tests the history does not know first.
     let ordered = framework.follows_order_file();
-    if !ordered && (raw.new_first || raw.failed_first) {
-        plan.notes.push(format!(
-            "{}: the order of files is {}'s own",
-            if raw.new_first {
-                "new-first"
-            } else {
-                "failed-first"
-            },
-            framework.name()
-        ));
-    }
     let known: Vec<&String> = if raw.new_first && ordered {
         plan.notes.push(format!(
             "new-first: {} tests known to the history",
@@ -198,7 +191,7 @@ pub(super) fn prepare(
     } else {
         Vec::new()
     };
-    let mut order_file = None;
+    let mut order_file = request.order_file.clone();
     let ordering = raw.new_first
         || !plan.first.is_empty()
         || !plan.skip.is_empty()
@@ -258,6 +251,56 @@ pub(super) fn prepare(
         ran: Ran::default(),
         order_file,
     })
+}
+
+/// `--ff` and `--nf` on a framework that orders files (jest, vitest): the
+/// files of the recorded failures, and with `--nf` the files the history
+/// knows with when their tests last ran, for our sequencer to put first
+/// (`runners/tcrunner-file-order.cjs`), written to a file the request names.
+fn order_files(
+    dir: &Path,
+    project: &Path,
+    history: &History,
+    new_first: bool,
+    plan: &mut Plan,
+    request: &mut Request,
+) {
+    let absolute = |file: &str| project.join(file).to_string_lossy().into_owned();
+    let mut first: Vec<String> = Vec::new();
+    for id in &plan.first {
+        // An id, or the file of a load failure.
+        let file = history
+            .tests
+            .get(id)
+            .map_or(id.as_str(), |e| e.file.as_str());
+        let file = absolute(file);
+        if !first.contains(&file) {
+            first.push(file);
+        }
+    }
+    let mut known: std::collections::BTreeMap<String, u64> = Default::default();
+    if new_first {
+        for entry in history.tests.values() {
+            let last = known.entry(absolute(&entry.file)).or_default();
+            *last = (*last).max(entry.last_run);
+        }
+        plan.notes.push(format!(
+            "new-first: {} tests in {} test files known to the history",
+            history.tests.len(),
+            known.len()
+        ));
+    }
+    let path = dir.join(format!("order-{}.json", std::process::id()));
+    let order = serde_json::json!({ "first": first, "new_first": new_first, "known": known });
+    let written =
+        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, order.to_string()));
+    match written {
+        Ok(()) => request.order_file = Some(path),
+        Err(e) => note(&format!(
+            "warning: cannot write {}: {e}; running in the framework's order",
+            path.display()
+        )),
+    }
 }
 
 /// The framework's files relative to the project, `/`-separated (as the
