@@ -189,6 +189,45 @@ fn concurrent_runs_leave_a_whole_history() {
 }
 
 #[test]
+fn a_run_keeps_what_another_run_recorded_while_it_ran() {
+    let project = Project::copy("history/pytest");
+    let (started, release) = (
+        project.path().join("started"),
+        project.path().join("release"),
+    );
+    project.write(
+        "test_slow.py",
+        &format!(
+            "import os, time\n\ndef test_waits():\n    open({:?}, 'w').close()\n    while not os.path.exists({:?}):\n        time.sleep(0.05)\n",
+            started.to_str().unwrap(),
+            release.to_str().unwrap()
+        ),
+    );
+    project.write("test_fast.py", &py_tests(&[("quick", true)]));
+    pytest(&project, &["--path", "test_fast.py"]).assert_code(1);
+    let history = project.path().join(".tcrunner/history-pytest.json");
+    // The slow run has read the history (the fast test failed) and is
+    // running when the fast run records the fast test passing.
+    let slow = Tcrunner::pytest(project.path())
+        .args(&["--path", "test_slow.py"])
+        .spawn();
+    let deadline = std::time::Instant::now() + LIMIT;
+    while !started.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    project.write("test_fast.py", &py_tests(&[("quick", false)]));
+    pytest(&project, &["--path", "test_fast.py"]).assert_code(0);
+    std::fs::write(&release, "").unwrap();
+    slow.finish(LIMIT).assert_code(0);
+    let tests = &util::json(&history)["tests"];
+    assert_eq!(tests["test_slow.py::test_waits"]["verdict"], "passed");
+    assert_eq!(
+        tests["test_fast.py::test_quick"]["verdict"], "passed",
+        "{tests}"
+    );
+}
+
+#[test]
 fn pytest_stepwise_stops_at_a_failure_and_resumes_there() {
     let project = Project::copy("history/pytest");
     let write = |b: bool, c: bool| {
