@@ -209,7 +209,7 @@ fn a_run_keeps_what_another_run_recorded_while_it_ran() {
     // The slow run has read the history (the fast test failed) and is
     // running when the fast run records the fast test passing.
     let slow = Tcrunner::pytest(project.path())
-        .args(&["--path", "test_slow.py"])
+        .args(["--path", "test_slow.py"])
         .spawn();
     let deadline = std::time::Instant::now() + LIMIT;
     while !started.exists() && std::time::Instant::now() < deadline {
