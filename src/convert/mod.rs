@@ -21,6 +21,7 @@ mod file_names;
 mod jest_json;
 mod jest_message;
 mod js_json;
+mod json_scan;
 mod json_stream;
 mod junit;
 mod lenient;
