@@ -12,7 +12,7 @@ use super::common::{
 };
 use super::file_names::Root;
 use super::jest_message::{file_level_sections, FailedTitles};
-use super::{json_stream, lenient};
+use super::{js_entry, json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
 /// How one tool's flavour of the shape differs.
@@ -174,7 +174,12 @@ fn stream(
     json_stream::read_entries(
         input,
         "testResults",
-        |entry| entry.decode()?.map_or(Ok(()), &mut each),
+        // The usual entry in one pass (jest's 100,000-test report: 3.00 →
+        // 2.69 G instructions); any other the derived way.
+        |entry| match js_entry::file_result(entry.text()) {
+            Some(file) => each(file),
+            None => entry.decode()?.map_or(Ok(()), &mut each),
+        },
         |key, text| {
             if key == "wasInterrupted" {
                 interrupted = serde_json::from_slice(text).unwrap_or(false);

@@ -80,6 +80,11 @@ impl<R: BufRead> Entry<'_, R> {
         }
     }
 
+    /// The entry's JSON text.
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text.buf[self.range.clone()]
+    }
+
     pub(crate) fn is_object(&self) -> bool {
         self.text.buf[self.range.start] == b'{'
     }

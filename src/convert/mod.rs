@@ -20,6 +20,7 @@ mod events;
 mod file_names;
 mod jest_json;
 mod jest_message;
+mod js_entry;
 mod js_json;
 mod json_scan;
 mod json_stream;
