@@ -257,6 +257,11 @@ impl<'f> Files<'f> {
             flavor.titles_may_start_with_file
                 && titles_start_with_file(&file.assertion_results, abs.as_deref()),
         );
+        // The last test's suites, kept for the next: tests mostly share
+        // their describes', and a path built anew cost two copies per level
+        // and test and a grown list (about 170 M of the 2.69 G instructions
+        // of jest's 100,000-test report).
+        let mut suite_path = vec![file_spec.clone()];
         for a in file.assertion_results {
             if titles_needed && a.status.as_deref() == Some("failed") {
                 failed_titles.add(
@@ -265,8 +270,14 @@ impl<'f> Files<'f> {
                     a.failure_messages.len(),
                 );
             }
-            let mut suite_path = vec![file_spec.clone()];
-            for title in a.ancestor_titles.iter().skip(skip) {
+            let titles = a.ancestor_titles.get(skip..).unwrap_or_default();
+            let shared = suite_path[1..]
+                .iter()
+                .zip(titles)
+                .take_while(|(spec, title)| spec.name == **title)
+                .count();
+            suite_path.truncate(1 + shared);
+            for title in &titles[shared..] {
                 let mut spec = SuiteSpec::new(title.clone(), NodeKind::Suite);
                 spec.file = abs.clone();
                 suite_path.push(spec);
