@@ -99,13 +99,14 @@ impl<'de> Visitor<'de> for Name {
         f.write_str("a key")
     }
     fn visit_bytes<E: de::Error>(self, key: &[u8]) -> Result<Option<usize>, E> {
-        // Printable ASCII is UTF-8 and has no raw control character, which
-        // a string must not hold; any other key is left to a decoding that
-        // checks it.
-        if !key.iter().all(|b| (0x20..0x7f).contains(b)) {
-            return Err(unexpected());
+        match self.0.iter().position(|name| name.as_bytes() == key) {
+            Some(field) => Ok(Some(field)),
+            // Printable ASCII is UTF-8 and has no raw control character,
+            // which a string must not hold; any other key is left to a
+            // decoding that checks it.
+            None if key.iter().all(|b| (0x20..0x7f).contains(b)) => Ok(None),
+            None => Err(unexpected()),
         }
-        Ok(self.0.iter().position(|name| name.as_bytes() == key))
     }
 }
 
