@@ -1,12 +1,13 @@
-//! One `testResults` entry of a jest or vitest report decoded in one pass,
-//! when it has the shape both tools write: what the derived decoding of
-//! [`FileResult`] gives, without its detours.
+//! One `testResults` entry of a jest or vitest report: the shape read
+//! ([`FileResult`], [`Assertion`]), and its decoding in one pass when it has
+//! the shape both tools write, which gives what the derived decoding gives
+//! without its detours.
 //!
 //! The derived decoding keeps each test as raw text and decodes it again
 //! (so that a key written twice cannot drop it), builds a `Value` for each
 //! string, and keeps `location` and `meta` as raw text too: a copy, an
-//! allocation and a second parse for each. Here every test is decoded where
-//! it stands. Anything this decoding does not expect (a key written twice,
+//! allocation and a second parse for each. [`file_result`] decodes every
+//! test where it stands. Anything it does not expect (a key written twice,
 //! a test that is not an object, a field of another type) gives `None`, and
 //! the caller decodes the entry the derived way, which knows what to make
 //! of it; so the result is the same whenever there is one.
@@ -14,9 +15,65 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::Value;
 
-use super::js_json::{Assertion, FileResult, Location, Meta};
 use super::lenient;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct FileResult {
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub status: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub message: Option<String>,
+    #[serde(deserialize_with = "lenient::list")]
+    pub assertion_results: Vec<Assertion>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Assertion {
+    #[serde(deserialize_with = "lenient::strings")]
+    pub ancestor_titles: Vec<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub full_name: Option<String>,
+    #[serde(deserialize_with = "lenient::string")]
+    pub status: Option<String>,
+    #[serde(deserialize_with = "lenient::f64")]
+    pub duration: Option<f64>,
+    #[serde(deserialize_with = "lenient::strings")]
+    pub failure_messages: Vec<String>,
+    #[serde(deserialize_with = "lenient::values")]
+    pub failure_details: Vec<Value>,
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub location: Option<Location>,
+    /// vitest 4+.
+    #[serde(deserialize_with = "lenient::strings")]
+    pub tags: Vec<String>,
+    /// vitest's task meta.
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub meta: Meta,
+}
+
+/// The part of vitest's task `meta` read here.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Meta {
+    /// The test was type-checked (`--typecheck`), not run.
+    #[serde(deserialize_with = "lenient::or_default")]
+    pub typecheck: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Location {
+    #[serde(deserialize_with = "lenient::f64")]
+    pub line: Option<f64>,
+}
 
 /// The entry whose JSON text is `text`, or `None` for the caller to
 /// decode it the derived way.

@@ -12,7 +12,8 @@ use super::common::{
 };
 use super::file_names::Root;
 use super::jest_message::{file_level_sections, FailedTitles};
-use super::{js_entry, json_stream, lenient};
+use super::js_entry::{self, Assertion, FileResult};
+use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
 /// How one tool's flavour of the shape differs.
@@ -42,62 +43,6 @@ pub(crate) struct Report {
     pub test_results: Vec<FileResult>,
     #[serde(deserialize_with = "lenient::or_default")]
     pub was_interrupted: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub(crate) struct FileResult {
-    #[serde(deserialize_with = "lenient::string")]
-    pub name: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub status: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub message: Option<String>,
-    #[serde(deserialize_with = "lenient::list")]
-    pub assertion_results: Vec<Assertion>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub(crate) struct Assertion {
-    #[serde(deserialize_with = "lenient::strings")]
-    pub ancestor_titles: Vec<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub title: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub full_name: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub status: Option<String>,
-    #[serde(deserialize_with = "lenient::f64")]
-    pub duration: Option<f64>,
-    #[serde(deserialize_with = "lenient::strings")]
-    pub failure_messages: Vec<String>,
-    #[serde(deserialize_with = "lenient::values")]
-    pub failure_details: Vec<Value>,
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub location: Option<Location>,
-    /// vitest 4+.
-    #[serde(deserialize_with = "lenient::strings")]
-    pub tags: Vec<String>,
-    /// vitest's task meta.
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub meta: Meta,
-}
-
-/// The part of vitest's task `meta` read here.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Meta {
-    /// The test was type-checked (`--typecheck`), not run.
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub typecheck: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Location {
-    #[serde(deserialize_with = "lenient::f64")]
-    pub line: Option<f64>,
 }
 
 /// The name of the pseudo-test for a file that failed before running tests.
