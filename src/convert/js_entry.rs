@@ -84,6 +84,22 @@ pub(crate) fn file_result(text: &[u8]) -> Option<FileResult> {
     Some(file)
 }
 
+/// The entry at the start of `text` and its length, as [`file_result`]
+/// decodes it; `None` also when it does not end within `text`.
+pub(crate) fn file_result_at(text: &[u8]) -> Option<(FileResult, usize)> {
+    /// Decoded as above, for serde_json's reader of values one by one,
+    /// which alone tells where a value ended.
+    struct Decoded(FileResult);
+    impl<'de> Deserialize<'de> for Decoded {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(Object(FileFields)).map(Decoded)
+        }
+    }
+    let mut values = serde_json::Deserializer::from_slice(text).into_iter::<Decoded>();
+    let Decoded(file) = values.next()?.ok()?;
+    Some((file, values.byte_offset()))
+}
+
 /// What this decoding leaves to the derived one; never shown.
 fn unexpected<E: de::Error>() -> E {
     E::custom("left to the derived decoding")

@@ -2,6 +2,7 @@
 //! `FormattedTestResults` shape (`testResults[]` per file, `assertionResults[]`
 //! per test with `ancestorTitles`, `title`, `status`, `duration`,
 //! `failureMessages`, `location`). The per-format modules say where they differ.
+use std::cell::Cell;
 use std::io::BufRead;
 
 use serde::Deserialize;
@@ -116,12 +117,24 @@ fn stream(
     mut each: impl FnMut(FileResult) -> Result<(), ReadError>,
 ) -> Result<bool, ReadError> {
     let mut interrupted = false;
-    json_stream::read_entries(
+    // The entry decoded where it was read, before a scan found its end.
+    let decoded = Cell::new(None);
+    json_stream::read_entries_measured(
         input,
         "testResults",
+        // Saves the second pass's scan of each entry: jest's report 2.14 →
+        // 2.04 G instructions, vitest's 1.74 → 1.67 G.
+        |rest| {
+            let (file, len) = js_entry::file_result_at(rest)?;
+            decoded.set(Some(file));
+            Some(len)
+        },
         // The usual entry in one pass (jest's 100,000-test report: 3.00 →
         // 2.69 G instructions); any other the derived way.
-        |entry| match js_entry::file_result(entry.text()) {
+        |entry| match decoded
+            .take()
+            .or_else(|| js_entry::file_result(entry.text()))
+        {
             Some(file) => each(file),
             None => entry.decode()?.map_or(Ok(()), &mut each),
         },
