@@ -1,7 +1,7 @@
 //! What every report reader shares: the event sink, the read error, text
 //! helpers and the in-memory tree the JSON readers group tests into (their
 //! lenient serde decoders are in `lenient`).
-use std::collections::HashMap;
+use crate::hash::FastMap;
 use std::io::{self, Write};
 
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
@@ -251,8 +251,10 @@ pub(crate) struct Grouper {
 struct Group {
     spec: Option<SuiteSpec>,
     children: Vec<Child>,
-    /// Child suite name → index in `children`.
-    suites: HashMap<String, usize>,
+    /// Child suite name → index in `children`. FxHash: SipHash of a name
+    /// per level and test was 62 M of the 2.21 G instructions of jest's
+    /// 100,000-test JSON report.
+    suites: FastMap<String, usize>,
 }
 
 #[derive(Debug)]

@@ -2,6 +2,7 @@
 //! `FormattedTestResults` shape (`testResults[]` per file, `assertionResults[]`
 //! per test with `ancestorTitles`, `title`, `status`, `duration`,
 //! `failureMessages`, `location`). The per-format modules say where they differ.
+use std::cell::Cell;
 use std::io::BufRead;
 
 use serde::Deserialize;
@@ -12,6 +13,7 @@ use super::common::{
 };
 use super::file_names::Root;
 use super::jest_message::{file_level_sections, FailedTitles};
+use super::js_entry::{self, Assertion, FileResult};
 use super::{json_stream, lenient};
 use crate::event::{LogLevel, Node, NodeKind, Outcome, TestEvent, TestResult};
 
@@ -42,62 +44,6 @@ pub(crate) struct Report {
     pub test_results: Vec<FileResult>,
     #[serde(deserialize_with = "lenient::or_default")]
     pub was_interrupted: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub(crate) struct FileResult {
-    #[serde(deserialize_with = "lenient::string")]
-    pub name: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub status: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub message: Option<String>,
-    #[serde(deserialize_with = "lenient::list")]
-    pub assertion_results: Vec<Assertion>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-pub(crate) struct Assertion {
-    #[serde(deserialize_with = "lenient::strings")]
-    pub ancestor_titles: Vec<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub title: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub full_name: Option<String>,
-    #[serde(deserialize_with = "lenient::string")]
-    pub status: Option<String>,
-    #[serde(deserialize_with = "lenient::f64")]
-    pub duration: Option<f64>,
-    #[serde(deserialize_with = "lenient::strings")]
-    pub failure_messages: Vec<String>,
-    #[serde(deserialize_with = "lenient::values")]
-    pub failure_details: Vec<Value>,
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub location: Option<Location>,
-    /// vitest 4+.
-    #[serde(deserialize_with = "lenient::strings")]
-    pub tags: Vec<String>,
-    /// vitest's task meta.
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub meta: Meta,
-}
-
-/// The part of vitest's task `meta` read here.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Meta {
-    /// The test was type-checked (`--typecheck`), not run.
-    #[serde(deserialize_with = "lenient::or_default")]
-    pub typecheck: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Location {
-    #[serde(deserialize_with = "lenient::f64")]
-    pub line: Option<f64>,
 }
 
 /// The name of the pseudo-test for a file that failed before running tests.
@@ -171,10 +117,27 @@ fn stream(
     mut each: impl FnMut(FileResult) -> Result<(), ReadError>,
 ) -> Result<bool, ReadError> {
     let mut interrupted = false;
-    json_stream::read_entries(
+    // The entry decoded where it was read, before a scan found its end.
+    let decoded = Cell::new(None);
+    json_stream::read_entries_measured(
         input,
         "testResults",
-        |entry| entry.decode()?.map_or(Ok(()), &mut each),
+        // Saves the second pass's scan of each entry: jest's report 2.14 →
+        // 2.04 G instructions, vitest's 1.74 → 1.67 G.
+        |rest| {
+            let (file, len) = js_entry::file_result_at(rest)?;
+            decoded.set(Some(file));
+            Some(len)
+        },
+        // The usual entry in one pass (jest's 100,000-test report: 3.00 →
+        // 2.69 G instructions); any other the derived way.
+        |entry| match decoded
+            .take()
+            .or_else(|| js_entry::file_result(entry.text()))
+        {
+            Some(file) => each(file),
+            None => entry.decode()?.map_or(Ok(()), &mut each),
+        },
         |key, text| {
             if key == "wasInterrupted" {
                 interrupted = serde_json::from_slice(text).unwrap_or(false);
@@ -252,6 +215,11 @@ impl<'f> Files<'f> {
             flavor.titles_may_start_with_file
                 && titles_start_with_file(&file.assertion_results, abs.as_deref()),
         );
+        // The last test's suites, kept for the next: tests mostly share
+        // their describes', and a path built anew cost two copies per level
+        // and test and a grown list (about 170 M of the 2.69 G instructions
+        // of jest's 100,000-test report).
+        let mut suite_path = vec![file_spec.clone()];
         for a in file.assertion_results {
             if titles_needed && a.status.as_deref() == Some("failed") {
                 failed_titles.add(
@@ -260,8 +228,14 @@ impl<'f> Files<'f> {
                     a.failure_messages.len(),
                 );
             }
-            let mut suite_path = vec![file_spec.clone()];
-            for title in a.ancestor_titles.iter().skip(skip) {
+            let titles = a.ancestor_titles.get(skip..).unwrap_or_default();
+            let shared = suite_path[1..]
+                .iter()
+                .zip(titles)
+                .take_while(|(spec, title)| spec.name == **title)
+                .count();
+            suite_path.truncate(1 + shared);
+            for title in &titles[shared..] {
                 let mut spec = SuiteSpec::new(title.clone(), NodeKind::Suite);
                 spec.file = abs.clone();
                 suite_path.push(spec);
