@@ -94,13 +94,13 @@ pub(super) fn prepare(
                     })
                     .map(PathBuf::from)
                     .collect();
-                plan.notes.push(format!(
-                    "stepwise: {} of {} test files left to run",
-                    left.len(),
-                    files.len()
-                ));
-                plan.run_nothing |= left.is_empty();
-                request.paths = left;
+                run_files(
+                    left,
+                    files.len(),
+                    ("stepwise: ", " left to run"),
+                    &mut plan,
+                    request,
+                );
             }
             _ => {}
         }
@@ -173,13 +173,8 @@ pub(super) fn prepare(
                     .filter(|f| batch.runs(f))
                     .map(PathBuf::from)
                     .collect();
-                plan.notes.push(format!(
-                    "TeamCity parallel tests: {which}, {} of {} test files",
-                    mine.len(),
-                    files.len()
-                ));
-                plan.run_nothing |= mine.is_empty();
-                request.paths = mine;
+                let head = format!("TeamCity parallel tests: {which}, ");
+                run_files(mine, files.len(), (&head, ""), &mut plan, request);
             }
         }
     }
@@ -367,17 +362,30 @@ fn shard_files(
     } else {
         "split by count: no durations recorded".to_owned()
     };
-    plan.notes.push(format!(
-        "shard {}/{}: {} of {} test files, {share}",
-        shard.index + 1,
-        shard.count,
-        mine.len(),
-        files.len()
-    ));
-    if mine.is_empty() {
-        plan.run_nothing = true;
-    }
-    request.paths = mine;
+    let head = format!("shard {}/{}: ", shard.index + 1, shard.count);
+    run_files(
+        mine,
+        files.len(),
+        (&head, &format!(", {share}")),
+        plan,
+        request,
+    );
+}
+
+/// Narrows a run of a framework that selects by file (jest, vitest) to
+/// `files` of the `all` it would run, saying so in a line `head`, `N of M
+/// test files`, `tail`; none of them is a run of nothing.
+fn run_files(
+    files: Vec<PathBuf>,
+    all: usize,
+    (head, tail): (&str, &str),
+    plan: &mut Plan,
+    request: &mut Request,
+) {
+    plan.notes
+        .push(format!("{head}{} of {all} test files{tail}", files.len()));
+    plan.run_nothing |= files.is_empty();
+    request.paths = files;
 }
 
 /// Removes the history files in `dir` (`--cache-clear`).
