@@ -87,20 +87,31 @@ pub(crate) fn read_twice(
     out: &mut Emitter<'_>,
 ) -> Result<(), ReadError> {
     let mut names = Vec::new();
+    let name = |text: &[u8]| {
+        lenient::string(&mut serde_json::Deserializer::from_slice(text))
+            .ok()
+            .flatten()
+    };
+    // The name of the entry whose members were walked where it was read.
+    let walked = Cell::new(None);
     // Only the names are decoded. A problem here comes back in the second
     // pass, at the same place.
-    let _ = json_stream::read_entries(
+    let _ = json_stream::read_entries_measured(
         first,
         "testResults",
+        // One walk of the entry's members for its name and its end, not a
+        // scan of its brackets and then the walk: jest's report GGG → GGG.
+        |rest| {
+            let (text, len) = json_stream::object_member(rest, "name")?;
+            walked.set(Some(text.and_then(name)));
+            Some(len)
+        },
         |entry| {
-            // As in the second pass, an entry that is not an object is none.
-            if entry.is_object() {
-                let name = entry.member("name").and_then(|text| {
-                    lenient::string(&mut serde_json::Deserializer::from_slice(text))
-                        .ok()
-                        .flatten()
-                });
-                names.push(name);
+            match walked.take() {
+                Some(walked) => names.push(walked),
+                // As in the second pass, an entry that is not an object is none.
+                None if entry.is_object() => names.push(entry.member("name").and_then(name)),
+                None => {}
             }
             Ok(())
         },

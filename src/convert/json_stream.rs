@@ -19,6 +19,8 @@ use super::lenient;
 /// Reads the top-level object of `input`. Each entry of the list under
 /// `key` goes to `each` as soon as it is read; every other member goes to
 /// `other` with its key and text, after its text was checked to be JSON.
+/// (The readers measure their entries: [`read_entries_measured`].)
+#[cfg(test)]
 pub(crate) fn read_entries<R: BufRead>(
     input: R,
     key: &str,
@@ -108,29 +110,54 @@ impl<R: BufRead> Entry<'_, R> {
     /// found without decoding the rest; `None` if the entry is not an
     /// object or has no such member. The text is not checked.
     pub(crate) fn member(&self, key: &str) -> Option<&[u8]> {
-        let text = &self.text.buf[self.range.clone()];
-        // Where what follows `byte` begins, if `byte` comes next.
-        let past = |at: usize, byte: u8| {
-            let at = at + skip_space(&text[at..]);
-            (text.get(at) == Some(&byte)).then(|| at + 1 + skip_space(&text[at + 1..]))
-        };
-        let mut at = past(0, b'{')?;
-        let mut found = None;
-        while text.get(at) == Some(&b'"') {
-            let name_len = string_len(&text[at..])?;
-            let name = &text[at + 1..at + name_len - 1];
-            let value = past(at + name_len, b':')?;
-            let len = value_len(&text[value..])?;
-            if name == key.as_bytes() {
-                found = Some(&text[value..value + len]);
-            }
-            match past(value + len, b',') {
-                Some(next) => at = next,
-                None => break,
-            }
-        }
-        found
+        members(&self.text.buf[self.range.clone()], key)?.0
     }
+}
+
+/// The text of member `key` of the object at the start of `text`, as
+/// [`Entry::member`] finds it, and the object's length, when the walk of
+/// its members found its end where a scan of its brackets would: `None`
+/// for anything else (the length to a scan, the member to
+/// [`Entry::member`]).
+pub(crate) fn object_member<'t>(text: &'t [u8], key: &str) -> Option<(Option<&'t [u8]>, usize)> {
+    let (found, len) = members(text, key)?;
+    Some((found, len?))
+}
+
+/// Walks the members of the object at the start of `text`: the text of
+/// member `key`, and the object's length if the walk ended at its closing
+/// brace having met only what a scan of brackets and quotes reads alike
+/// (strings, lists and objects, and scalars with none of `"{[\`).
+fn members<'t>(text: &'t [u8], key: &str) -> Option<(Option<&'t [u8]>, Option<usize>)> {
+    // Where what follows `byte` begins, if `byte` comes next.
+    let past = |at: usize, byte: u8| {
+        let at = at + skip_space(&text[at..]);
+        (text.get(at) == Some(&byte)).then(|| at + 1 + skip_space(&text[at + 1..]))
+    };
+    let mut at = past(0, b'{')?;
+    let mut found = None;
+    let mut plain = true;
+    while text.get(at) == Some(&b'"') {
+        let name_len = string_len(&text[at..])?;
+        let name = &text[at + 1..at + name_len - 1];
+        let value = past(at + name_len, b':')?;
+        let len = value_len(&text[value..])?;
+        if name == key.as_bytes() {
+            found = Some(&text[value..value + len]);
+        }
+        plain &= matches!(text[value], b'"' | b'{' | b'[')
+            || !text[value..value + len]
+                .iter()
+                .any(|b| matches!(b, b'"' | b'{' | b'[' | b'\\'));
+        at = value + len;
+        match past(at, b',') {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    let close = at + skip_space(&text[at..]);
+    let len = (plain && text.get(close) == Some(&b'}')).then_some(close + 1);
+    Some((found, len))
 }
 
 /// The number of whitespace bytes at the start of `text`.
