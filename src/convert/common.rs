@@ -301,7 +301,8 @@ impl Grouper {
         let mut stack = vec![(root.children.into_iter(), None::<String>)];
         // The id of the last test sent, and its number: the next test's id
         // is written over it (mostly by counting it up), and a test borrows
-        // its suite's id as its parent, instead of two new strings a test.
+        // its suite's id as its parent, instead of two new strings a test
+        // (jest's report 1.77 → 1.73 G instructions).
         let (mut test_id, mut held) = (String::new(), None);
         while let Some((children, suite)) = stack.last_mut() {
             match children.next() {
