@@ -545,6 +545,39 @@ mod tests {
     }
 
     #[test]
+    fn a_walk_of_members_ends_where_the_scan_does_or_says_nothing() {
+        let walked = |text: &'static str| object_member(text.as_bytes(), "name");
+        // Objects a scan and a walk read alike: the same length.
+        for text in [
+            r#"{}"#,
+            r#"{"name": "a", "b": [1, {"c": "]}"}], "n": -1.5e3, "t": true} ,"#,
+            "{ \"x\" : null ,\n \"name\" : \"\\\"q\" }]",
+            r#"{"name": 1, "name": 2}"#,
+        ] {
+            let (_, len) = walked(text).expect(text);
+            assert_eq!(Some(len), value_len(text.as_bytes()), "{text}");
+        }
+        assert_eq!(
+            walked(r#"{"a": 1, "name": "x"}"#).unwrap().0,
+            Some(&br#""x""#[..])
+        );
+        assert_eq!(walked(r#"{"a": 1}"#).unwrap().0, None);
+        // Scalars that hold what a scan reads otherwise, and what is no
+        // object or not whole: left to the scan.
+        for text in [
+            r#"{"a": x"}", "b": 1}"#,
+            r#"{"a": x{, "b": 1}}"#,
+            r#"{"a": x\"}"#,
+            r#"{"a": 1 "b": 2}"#,
+            r#"{"a": [1, 2}"#,
+            r#"{"a": 1"#,
+            r#"[1]"#,
+        ] {
+            assert_eq!(walked(text), None, "{text}");
+        }
+    }
+
+    #[test]
     fn problems_are_placed_in_the_file() {
         let err = |text: &str| read(text).unwrap_err();
         assert_eq!(err("[1]"), "line 1, column 1: expected a JSON object");
