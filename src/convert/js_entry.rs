@@ -13,6 +13,7 @@
 //! of it; so the result is the same whenever there is one.
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -160,8 +161,12 @@ fn unexpected<E: de::Error>() -> E {
 /// The fields of one kind of object, decoded by name.
 trait Fields<'de> {
     type Value: Default;
-    const NAMES: &'static [&'static str];
-    /// Decodes the value of field `NAMES[field]` into `into`.
+    /// The field named `key`, numbered from 0 (fewer than 32), if it is
+    /// one of them. A `match`, whose names are compared with the key as
+    /// words of known length: a search of a list of names called `memcmp`
+    /// for each of its length (jest's report 1.67 → 1.58 G instructions).
+    fn index(key: &[u8]) -> Option<usize>;
+    /// Decodes the value of field `field` into `into`.
     fn field<A: MapAccess<'de>>(
         field: usize,
         map: &mut A,
@@ -187,7 +192,7 @@ impl<'de, F: Fields<'de>> Visitor<'de> for Object<F> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<F::Value, A::Error> {
         let mut value = F::Value::default();
         let mut seen = 0u32;
-        while let Some(field) = map.next_key_seed(Name(F::NAMES))? {
+        while let Some(field) = map.next_key_seed(Name::<F>(PhantomData))? {
             match field {
                 Some(field) => {
                     // The derived decoding refuses a key written twice.
@@ -206,10 +211,10 @@ impl<'de, F: Fields<'de>> Visitor<'de> for Object<F> {
     }
 }
 
-/// A key, as its place among the names (`None` if it is none of them).
-struct Name(&'static [&'static str]);
+/// A key, as the field of `F` it names (`None` if it is none of them).
+struct Name<F>(PhantomData<F>);
 
-impl<'de> DeserializeSeed<'de> for Name {
+impl<'de, F: Fields<'de>> DeserializeSeed<'de> for Name<F> {
     type Value = Option<usize>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
         // As bytes, which serde_json does not check as UTF-8: a call per key,
@@ -218,13 +223,13 @@ impl<'de> DeserializeSeed<'de> for Name {
     }
 }
 
-impl<'de> Visitor<'de> for Name {
+impl<'de, F: Fields<'de>> Visitor<'de> for Name<F> {
     type Value = Option<usize>;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a key")
     }
     fn visit_bytes<E: de::Error>(self, key: &[u8]) -> Result<Option<usize>, E> {
-        match self.0.iter().position(|name| name.as_bytes() == key) {
+        match F::index(key) {
             Some(field) => Ok(Some(field)),
             // Printable ASCII is UTF-8 and has no raw control character,
             // which a string must not hold; any other key is left to a
@@ -239,7 +244,15 @@ struct FileFields;
 
 impl<'de> Fields<'de> for FileFields {
     type Value = FileEntry<'de>;
-    const NAMES: &'static [&'static str] = &["name", "status", "message", "assertionResults"];
+    fn index(key: &[u8]) -> Option<usize> {
+        Some(match key {
+            b"name" => 0,
+            b"status" => 1,
+            b"message" => 2,
+            b"assertionResults" => 3,
+            _ => return None,
+        })
+    }
     fn field<A: MapAccess<'de>>(
         field: usize,
         map: &mut A,
@@ -259,18 +272,21 @@ struct TestFields;
 
 impl<'de> Fields<'de> for TestFields {
     type Value = Assertion<'de>;
-    const NAMES: &'static [&'static str] = &[
-        "ancestorTitles",
-        "title",
-        "fullName",
-        "status",
-        "duration",
-        "failureMessages",
-        "failureDetails",
-        "location",
-        "tags",
-        "meta",
-    ];
+    fn index(key: &[u8]) -> Option<usize> {
+        Some(match key {
+            b"ancestorTitles" => 0,
+            b"title" => 1,
+            b"fullName" => 2,
+            b"status" => 3,
+            b"duration" => 4,
+            b"failureMessages" => 5,
+            b"failureDetails" => 6,
+            b"location" => 7,
+            b"tags" => 8,
+            b"meta" => 9,
+            _ => return None,
+        })
+    }
     fn field<A: MapAccess<'de>>(
         field: usize,
         map: &mut A,
@@ -297,7 +313,9 @@ struct LocationFields;
 
 impl<'de> Fields<'de> for LocationFields {
     type Value = Location;
-    const NAMES: &'static [&'static str] = &["line"];
+    fn index(key: &[u8]) -> Option<usize> {
+        (key == b"line").then_some(0)
+    }
     fn field<A: MapAccess<'de>>(_: usize, map: &mut A, at: &mut Location) -> Result<(), A::Error> {
         at.line = map.next_value_seed(Number)?;
         Ok(())
@@ -308,7 +326,9 @@ struct MetaFields;
 
 impl<'de> Fields<'de> for MetaFields {
     type Value = Meta;
-    const NAMES: &'static [&'static str] = &["typecheck"];
+    fn index(key: &[u8]) -> Option<usize> {
+        (key == b"typecheck").then_some(0)
+    }
     fn field<A: MapAccess<'de>>(_: usize, map: &mut A, meta: &mut Meta) -> Result<(), A::Error> {
         meta.typecheck = map.next_value::<bool>()?;
         Ok(())
