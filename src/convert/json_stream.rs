@@ -16,10 +16,8 @@ use super::common::ReadError;
 use super::json_scan::{self, Scanned};
 use super::lenient;
 
-/// Reads the top-level object of `input`. Each entry of the list under
-/// `key` goes to `each` as soon as it is read; every other member goes to
-/// `other` with its key and text, after its text was checked to be JSON.
-/// (The readers measure their entries: [`read_entries_measured`].)
+/// [`read_entries_measured`] with every entry found by a scan of its
+/// brackets.
 #[cfg(test)]
 pub(crate) fn read_entries<R: BufRead>(
     input: R,
@@ -30,11 +28,14 @@ pub(crate) fn read_entries<R: BufRead>(
     read_entries_measured(input, key, |_| None, each, other)
 }
 
-/// [`read_entries`], where `measure` may give the length of the entry at the
-/// start of the text it is given (what was read from there on: at least a
-/// quarter of [`CHUNK`], unless the file ends first) when it can tell more
-/// cheaply than a scan of its brackets, because it decodes the entry there
-/// anyway. `None` leaves it to the scan, and so to what the scan makes of it.
+/// Reads the top-level object of `input`. Each entry of the list under
+/// `key` goes to `each` as soon as it is read; every other member goes to
+/// `other` with its key and text, after its text was checked to be JSON.
+/// `measure` may give the length of the entry at the start of the text it
+/// is given (what was read from there on: at least a quarter of [`CHUNK`],
+/// unless the file ends first) when it can tell more cheaply than a scan of
+/// its brackets, because it decodes or walks the entry there anyway. `None`
+/// leaves it to the scan, and so to what the scan makes of it.
 pub(crate) fn read_entries_measured<R: BufRead>(
     input: R,
     key: &str,
@@ -73,7 +74,7 @@ pub(crate) fn read_entries_measured<R: BufRead>(
     }
 }
 
-/// One entry of the list [`read_entries`] reads, whole in memory.
+/// One entry of the list [`read_entries_measured`] reads, whole in memory.
 pub(crate) struct Entry<'t, R> {
     text: &'t Text<R>,
     range: std::ops::Range<usize>,
