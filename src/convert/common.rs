@@ -299,8 +299,12 @@ impl Grouper {
         let numbered = &mut self.numbered;
         // The children still to send of each open suite, and its id.
         let mut stack = vec![(root.children.into_iter(), None::<String>)];
+        // The id of the last test sent, and its number: the next test's id
+        // is written over it (mostly by counting it up), and a test borrows
+        // its suite's id as its parent, instead of two new strings a test
+        // (jest's report 1.77 → 1.73 G instructions).
+        let (mut test_id, mut held) = (String::new(), None);
         while let Some((children, suite)) = stack.last_mut() {
-            let parent = suite.clone();
             match children.next() {
                 Some(Child::Suite(group)) => {
                     let spec = group.spec.expect("non-root groups have a spec");
@@ -308,7 +312,7 @@ impl Grouper {
                     let id = out.numbered_id(*numbered);
                     out.send(TestEvent::Suite(crate::event::Node {
                         id: id.clone(),
-                        parent,
+                        parent: suite.clone(),
                         name: spec.name,
                         kind: spec.kind,
                         file: spec.file,
@@ -319,10 +323,14 @@ impl Grouper {
                 }
                 Some(Child::Test(mut test)) => {
                     *numbered += 1;
-                    test.node.id = out.numbered_id(*numbered);
-                    test.node.parent = parent;
+                    out.numbered_id_into(*numbered, &mut test_id, held);
+                    held = Some(*numbered);
+                    std::mem::swap(&mut test.node.id, &mut test_id);
+                    test.node.parent = suite.take();
                     test.node.kind = NodeKind::Test;
                     out.test(&test)?;
+                    std::mem::swap(&mut test.node.id, &mut test_id);
+                    *suite = test.node.parent.take();
                 }
                 None => {
                     if let Some((_, Some(id))) = stack.pop() {

@@ -29,7 +29,7 @@ pub(crate) struct FailedTitles {
 impl FailedTitles {
     /// Notes a failed test by its describe titles and its own, with the
     /// number of its failure messages (one section each, at least one).
-    pub(crate) fn add(&mut self, ancestors: &[String], title: &str, failures: usize) {
+    pub(crate) fn add(&mut self, ancestors: &[Cow<'_, str>], title: &str, failures: usize) {
         let mut heading = ancestors.join(TITLE_SEPARATOR);
         if !ancestors.is_empty() {
             heading.push_str(TITLE_SEPARATOR);
