@@ -22,7 +22,14 @@ const EVENT_FD_VAR: &str = "TCRUNNER_EVENT_FD";
 
 /// How long a wait after a light round leaves event lines to gather before
 /// it reads them (see [`Child::next`]).
-const GATHER: Duration = Duration::from_millis(1);
+///
+/// Each round costs a wake-up, which on a VM costs more than the lines it
+/// reads. 5 ms rather than 1 ms cut tcrunner's own CPU for 5,000 tests by
+/// a third (jest 0.64 → 0.41 s, pytest 0.26 → 0.19 s, wake-ups 3.7× and
+/// 4.5× fewer), and left the median latency of tests that take 5 ms or more
+/// where it was (1.9 ms). Quicker tests' events come up to 5 ms later;
+/// vitest's runner gathers its own for 5 ms already.
+const GATHER: Duration = Duration::from_millis(5);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -163,7 +170,7 @@ impl Child {
     /// which measured some 3% of a fast pytest run. So after a round that
     /// read event lines in small pieces, the wait first watches only the
     /// text pipes, for [`GATHER`], and lets the event pipe fill: lines then
-    /// come a few at a time, at most that much later. Text arriving in that
+    /// come several at a time, at most that much later. Text arriving in that
     /// pause ends it; the event lines waiting then were written before the
     /// text, and are passed on first.
     pub(crate) fn next(&mut self, timeout: Option<Duration>) -> Option<Input> {
