@@ -326,14 +326,14 @@ impl<'f> Files<'f> {
     }
 }
 
-/// Whether the first of every test's `ancestorTitles` is empty: vitest 1's
-/// default suite, which is the file. Every test is in it; a vitest 2 file
-/// whose tests are all in one `describe('')` looks the same, and losing
-/// that one nameless level there costs less than an empty suite in every
-/// file of vitest 1.
 /// Whether every test's first ancestor title is its file's own suite
 /// ([`Flavor::titles_may_start_with_file`]): vitest 1's unnamed one, or a
 /// type-check file's, named by the end of the file's path.
+///
+/// In vitest 1 every test is in an unnamed default suite, which is the
+/// file. A vitest 2 file whose tests are all in one `describe('')` looks
+/// the same, and losing that one nameless level there costs less than an
+/// empty suite in every file of vitest 1.
 fn titles_start_with_file(tests: &[Assertion<'_>], file: Option<&str>) -> bool {
     let names_file = |a: &Assertion<'_>, title: &str| {
         a.meta.typecheck
