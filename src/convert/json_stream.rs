@@ -454,25 +454,13 @@ fn container_len_by_bytes(text: &[u8]) -> Option<usize> {
 
 /// The length of the string at the start of `text`, quotes included.
 fn string_len(text: &[u8]) -> Option<usize> {
-    // Most strings are short (keys, names, statuses): a byte loop beats a
-    // search call on them, and the search beats the loop on long ones.
-    const SHORT: usize = 24;
     let mut i = 1;
     loop {
-        let at = match text.get(i..(i + SHORT).min(text.len())) {
-            Some(window) if !window.is_empty() => {
-                match window.iter().position(|&b| b == b'"' || b == b'\\') {
-                    Some(n) => i + n,
-                    None => {
-                        i + window.len() + memchr::memchr2(b'"', b'\\', &text[i + window.len()..])?
-                    }
-                }
-            }
-            _ => return None,
-        };
+        let at = i + json_scan::string_end(text.get(i..)?)?.0;
         if text[at] == b'"' {
             return Some(at + 1);
         }
+        // A backslash: the byte after it is escaped.
         i = at + 2;
     }
 }
