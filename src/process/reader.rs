@@ -180,8 +180,9 @@ impl Reader {
     }
 
     /// Reads what the event pipe holds, before text that arrived while its
-    /// lines were left to gather: they were written before that text (see
-    /// [`Child`](super::Child)'s pause).
+    /// lines were left to gather: they were written before that text, but
+    /// for the few written while we woke (see [`Child`](super::Child)'s
+    /// pause).
     pub(super) fn read_gathered_events(&mut self, out: &mut VecDeque<Input>) {
         self.read_events(out, false);
         self.settle(out);

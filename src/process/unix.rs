@@ -172,7 +172,11 @@ impl Child {
     /// text pipes, for [`GATHER`], and lets the event pipe fill: lines then
     /// come several at a time, at most that much later. Text arriving in that
     /// pause ends it; the event lines waiting then were written before the
-    /// text, and are passed on first.
+    /// text, and are passed on first, but for those the framework wrote in
+    /// the moment it takes us to wake: on a loaded machine a test's raw
+    /// stdout (jest's `process.stdout.write`) can come after the end of
+    /// that test, or of its file. Passing the text first instead would put
+    /// it before up to a pause's worth of earlier events.
     pub(crate) fn next(&mut self, timeout: Option<Duration>) -> Option<Input> {
         let deadline = timeout.map(|t| Instant::now() + t);
         while self.queue.is_empty() {
