@@ -1306,3 +1306,25 @@ fn a_yarn_plug_n_play_project_is_told_how_to_install() {
         "{stderr}"
     );
 }
+
+/// A test's raw `process.stdout.write` comes before the test's end though
+/// tcrunner reads both late, after the end of the test's file: the test
+/// stops tcrunner while it writes (the reporter's `written` lines).
+#[test]
+fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-late-reader", name);
+        let (code, stream) = run_in(project.path(), name, &["--", "--runInBand"]);
+        assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
+        assert_clean(&stream);
+        let stream = String::from_utf8(stream).unwrap();
+        let at = |needle: &str| {
+            stream
+                .find(needle)
+                .unwrap_or_else(|| panic!("{name}: no {needle:?} in\n{stream}"))
+        };
+        let written = at("written while the reader is stopped\n");
+        assert!(written > at("##teamcity[testStarted"), "{name}:\n{stream}");
+        assert!(written < at("##teamcity[testFinished"), "{name}:\n{stream}");
+    }
+}

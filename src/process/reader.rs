@@ -24,6 +24,14 @@
 //! lines; the one pipe keeps the exact order, and they are taken out of
 //! the text here.
 //!
+//! A `written` line in the event pipe, `{"ev":"written","stdout":N,
+//! "stderr":M}`, is such a point for the lines after it: the JS reporters
+//! send one ahead of their next lines whenever their process wrote text
+//! since their last send, counting its bytes (Node's `bytesWritten`). Those
+//! bytes are in the pipes when the line is read, so the first N bytes of
+//! stdout and M of stderr are passed on before the lines, also where the
+//! lines are read late, after text written after them ([`Reader::catch_up`]).
+//!
 //! The converse, events before the text written after them, needs a point
 //! that both orders share. A frame with no bytes is one: our reporters
 //! write it into stdout after their last event line, before the framework
@@ -109,6 +117,9 @@ pub(super) struct Reader {
     /// read, and the largest single read from any pipe.
     read_events: bool,
     largest_read: usize,
+    /// Bytes read from stdout and stderr so far: what a `written` line's
+    /// counts are measured against ([`Reader::catch_up`]).
+    text_read: [u64; 2],
 }
 
 impl Reader {
@@ -142,6 +153,7 @@ impl Reader {
             synced: false,
             read_events: false,
             largest_read: 0,
+            text_read: [0; 2],
         })
     }
 
@@ -182,7 +194,7 @@ impl Reader {
     /// Reads what the event pipe holds, before text that arrived while its
     /// lines were left to gather: they were written before that text, but
     /// for the few written while we woke (see [`Child`](super::Child)'s
-    /// pause).
+    /// pause), which a `written` line puts after it.
     pub(super) fn read_gathered_events(&mut self, out: &mut VecDeque<Input>) {
         self.read_events(out, false);
         self.settle(out);
@@ -356,14 +368,38 @@ impl Reader {
             self.line
                 .extend_from_slice(&self.events_buf[start..start + end]);
             let line = std::mem::take(&mut self.line);
+            start += end + 1;
+            if let Some(written) = written_counts(&line) {
+                self.catch_up(written, out);
+                continue;
+            }
             if !drained && !is_started(&line) {
                 self.drain_text(out);
                 drained = true;
             }
             out.push_back(Input::Event(line));
-            start += end + 1;
         }
         self.line.extend_from_slice(&self.events_buf[start..n]);
+    }
+
+    /// Passes on stdout and stderr up to what the writer of a `written`
+    /// line had written to them when it sent the lines after it: those
+    /// bytes are in the pipes already (Node writes to a pipe before
+    /// `write` returns), so they come before those lines even when the
+    /// lines were read late, after text written later (see
+    /// [`Child`](super::Child)'s pause). Counts that run ahead of the pipe
+    /// (a write still queued) take what is there; bytes other processes
+    /// wrote only make the count fall short, so nothing written after the
+    /// line is pulled in front of it.
+    fn catch_up(&mut self, written: [u64; 2], out: &mut VecDeque<Input>) {
+        for (i, &count) in written.iter().enumerate() {
+            while self.text_read[i] < count && !self.synced {
+                let left = usize::try_from(count - self.text_read[i]).unwrap_or(usize::MAX);
+                if self.read_text(i, left, out) == 0 {
+                    break;
+                }
+            }
+        }
     }
 
     /// One read into `buf`: `Some(n)` bytes (0 at end of file, when the
@@ -377,6 +413,9 @@ impl Reader {
                 Ok(n) => {
                     self.largest_read = self.largest_read.max(n);
                     self.read_events |= i == Self::EVENTS;
+                    if let Some(read) = self.text_read.get_mut(i) {
+                        *read += n as u64;
+                    }
                     return Some(n);
                 }
                 Err(Errno::INTR) => continue,
@@ -404,6 +443,22 @@ fn is_started(line: &[u8]) -> bool {
     const TAG: &[u8] = b"\"ev\":\"started\"";
     let head = &line[..line.len().min(32)];
     head.windows(TAG.len()).any(|w| w == TAG)
+}
+
+/// The counts of a `written` line, `{"ev":"written","stdout":N,"stderr":M}`:
+/// the bytes our JS reporters' process had written to its stdout and
+/// stderr when it sent the lines that follow (docs/event-protocol.md).
+fn written_counts(line: &[u8]) -> Option<[u64; 2]> {
+    #[derive(serde::Deserialize)]
+    struct Written {
+        stdout: u64,
+        stderr: u64,
+    }
+    if !line.starts_with(b"{\"ev\":\"written\",") {
+        return None;
+    }
+    let written: Written = serde_json::from_slice(line).ok()?;
+    Some([written.stdout, written.stderr])
 }
 
 /// Bytes waiting in a pipe.

@@ -173,10 +173,11 @@ impl Child {
     /// come several at a time, at most that much later. Text arriving in that
     /// pause ends it; the event lines waiting then were written before the
     /// text, and are passed on first, but for those the framework wrote in
-    /// the moment it takes us to wake: on a loaded machine a test's raw
-    /// stdout (jest's `process.stdout.write`) can come after the end of
-    /// that test, or of its file. Passing the text first instead would put
-    /// it before up to a pause's worth of earlier events.
+    /// the moment it takes us to wake. Our JS reporters mark those: a
+    /// `written` line ahead of them says how much text their process had
+    /// written, and that much goes first (see `reader`). Without it, on a
+    /// loaded machine a jest test's raw `process.stdout.write` came after
+    /// the end of its file in 5 runs out of 30.
     pub(crate) fn next(&mut self, timeout: Option<Duration>) -> Option<Input> {
         let deadline = timeout.map(|t| Instant::now() + t);
         while self.queue.is_empty() {
@@ -461,17 +462,18 @@ mod tests {
         .expect("start sh")
     }
 
-    /// Event lines left to gather after a light round come before text that
-    /// was written after them, even when both are waiting by the time the
-    /// wait begins (a plain round would read the text first).
-    #[test]
-    fn gathered_event_lines_come_before_text_written_after_them() {
-        let mut child = sh(r#"
-            printf '{"ev":"started","id":"a"}\n' >"/dev/fd/$TCRUNNER_EVENT_FD"
+    /// What a script writes after its first event line, `started`, as
+    /// [`Child::next`] hands it on when it is all waiting by the time the
+    /// wait after that light round begins (a plain round would read the
+    /// text first).
+    fn after_a_light_round(script: &str) -> Vec<String> {
+        let mut child = sh(&format!(
+            r#"
+            printf '{{"ev":"started","id":"a"}}\n' >"/dev/fd/$TCRUNNER_EVENT_FD"
             sleep 0.2
-            printf '{"ev":"finished","id":"a"}\n' >"/dev/fd/$TCRUNNER_EVENT_FD"
-            printf 'printed after\n'
-        "#);
+            {script}
+            "#
+        ));
         let limit = Some(Duration::from_secs(10));
         loop {
             match child.next(limit) {
@@ -496,6 +498,37 @@ mod tests {
                 _ => {}
             }
         }
+        order
+    }
+
+    /// Event lines left to gather come before text written after them.
+    #[test]
+    fn gathered_event_lines_come_before_text_written_after_them() {
+        let order = after_a_light_round(
+            r#"
+            printf '{"ev":"finished","id":"a"}\n' >"/dev/fd/$TCRUNNER_EVENT_FD"
+            printf 'printed after\n'
+            "#,
+        );
         assert_eq!(order, [r#"{"ev":"finished","id":"a"}"#, "printed after\n"]);
+    }
+
+    /// Text written before a gathered event line comes before it when a
+    /// `written` line says so, though the pause read the event pipe first;
+    /// the `written` line itself is not passed on.
+    #[test]
+    fn a_written_line_puts_the_text_before_it_first() {
+        let order = after_a_light_round(
+            r#"
+            printf 'printed first\n'
+            printf '{"ev":"written","stdout":14,"stderr":0}\n{"ev":"finished","id":"a"}\n' \
+                >"/dev/fd/$TCRUNNER_EVENT_FD"
+            printf 'printed after\n'
+            "#,
+        );
+        assert_eq!(
+            order.concat(),
+            "printed first\n{\"ev\":\"finished\",\"id\":\"a\"}printed after\n"
+        );
     }
 }
