@@ -7,6 +7,7 @@ bool, "known": [ids]}``. An id is a node id, or a file's path relative to
 the root (every test of that file). After every other plugin has chosen and
 ordered the items (``-k``, ``-m``, the project's own hooks):
 
+- with ``only``, files that hold none of those are not collected;
 - the ``skip`` ones are deselected, as pytest's stepwise plugin deselects
   the tests already passed, and so are those ``only`` (``--lf``) and
   ``batch`` (TeamCity's parallel tests batch) leave out;
@@ -73,6 +74,9 @@ class _Order(_Plugin):
         self._first = set(order.get("first") or ())
         self._skip = set(order.get("skip") or ())
         self._only = set(order.get("only") or ())
+        # Their files, relative to the root as pytest names them: the files
+        # to collect at all (see ``pytest_make_collect_report``).
+        self._only_files = set(name.split("::", 1)[0] for name in self._only)
         self._batch = set(order.get("batch") or ())
         self._shard = order.get("shard")
         self._say = say
@@ -89,6 +93,17 @@ class _Order(_Plugin):
         if left:
             config.hook.pytest_deselected(items=left)
             items[:] = [item for item in items if not leave_out(item)]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_make_collect_report(self, collector):
+        """With ``only``, a file that holds none of those tests is not
+        collected, as pytest's own ``--lf`` skips it. The run keeps the
+        arguments it was given: ids are relative to pytest's root, which
+        the failures' files as arguments could move (an ini file beside
+        them, a root above the project)."""
+        if self._only_files and isinstance(collector, pytest.File) and collector.nodeid not in self._only_files:
+            return pytest.CollectReport(collector.nodeid, "passed", None, [])
+        return None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config, items):

@@ -143,6 +143,53 @@ fn pytest_lf_within_a_path_and_a_moved_cache_dir() {
     assert_eq!(started(&run).len(), 3);
 }
 
+/// `--lf` keeps the run's arguments: the recorded ids are relative to
+/// pytest's root, which the failures' files given as arguments would move
+/// (an ini file beside them; a root above the project).
+#[test]
+fn pytest_lf_where_the_root_is_not_the_project() {
+    let failing = py_tests(&[("ok", false), ("bad", true)]);
+    // An ini file in the tests' folder, the root the project's own names.
+    let project = Project::copy("history/pytest");
+    project.write(
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n",
+    );
+    project.write("tests/pytest.ini", "[pytest]\n");
+    project.write("tests/test_a.py", &failing);
+    project.write("tests/test_b.py", &py_tests(&[("other", false)]));
+    std::fs::remove_file(project.path().join("pytest.ini")).unwrap();
+    pytest(&project, &[]).assert_code(1);
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["test_bad"], "{}", run.describe());
+
+    // The root above the project (its ini file there), before and after a
+    // run narrowed with --path.
+    let outer = Project::copy("history/pytest");
+    outer.write("app/tests/test_a.py", &failing);
+    outer.write("app/tests/test_b.py", &py_tests(&[("other", true)]));
+    let app = outer.path().join("app");
+    let app_run = |args: &[&str]| Tcrunner::pytest(&app).args(args).run(LIMIT);
+    app_run(&[]).assert_code(1);
+    let run = app_run(&["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(
+        started(&run),
+        ["test_bad", "test_other"],
+        "{}",
+        run.describe()
+    );
+    app_run(&["--path", "tests/test_a.py"]).assert_code(1);
+    let run = app_run(&["--lf"]);
+    assert_eq!(
+        started(&run),
+        ["test_bad", "test_other"],
+        "{}",
+        run.describe()
+    );
+}
+
 #[test]
 fn a_corrupt_history_is_one_warning_and_the_run_goes_on() {
     let project = Project::copy("history/pytest");

@@ -1,8 +1,10 @@
 //! What to run, from the history: `--lf` narrows the request to the tests
 //! that failed last time, `--ff` puts them first, `--sw` resumes where the
-//! last stepwise run stopped. The result is the request the framework
-//! launches as if the user had asked for it (`--target`s, `--path`s), so
-//! each framework selects the tests with the mechanism it already has.
+//! last stepwise run stopped. On jest and vitest the result is the request
+//! the framework launches as if the user had asked for it (`--target`s,
+//! `--path`s), so each selects the tests with the mechanism it already
+//! has; on pytest the request stays and the plugin keeps the failures
+//! (see [`plan`]).
 use std::path::{Path, PathBuf};
 
 use super::store::History;
@@ -139,17 +141,13 @@ pub(crate) fn plan(
                 request.paths = files;
                 request.targets = targets;
             } else {
-                // The files, with the reporter keeping only the failures:
-                // they run in collection order, as under pytest's own
-                // `--lf`, and a failure since renamed is no error.
-                let mut files: Vec<String> = Vec::new();
-                for (_, entry) in &failed {
-                    if !files.contains(&entry.file) {
-                        files.push(entry.file.clone());
-                    }
-                }
-                request.paths.clear();
-                request.targets = files;
+                // The run as asked, with the reporter collecting only the
+                // failures' files and keeping only the failures, as
+                // pytest's own `--lf` does: they run in collection order,
+                // and a failure since renamed is no error. The ids are
+                // relative to pytest's root, which those files given as
+                // arguments could move (an ini file beside them, a root
+                // above the project): the arguments stay.
                 plan.only = targets;
             }
             format!(
@@ -284,9 +282,14 @@ mod tests {
             request.paths,
             [PathBuf::from("a.test.js"), "b.test.js".into()]
         );
-        let mut request = Request::default();
+        // pytest: the run as asked, the reporter keeping the failures.
+        let mut request = Request {
+            paths: vec![".".into()],
+            ..Request::default()
+        };
         let plan = plan(&lf, &h, &mut request, false);
-        assert_eq!(request.targets, ["a.test.js", "b.test.js"]);
+        assert_eq!(request.paths, [PathBuf::from(".")]);
+        assert!(request.targets.is_empty());
         assert_eq!(plan.only, ["a.test.js", "b.test.js::one"]);
     }
 

@@ -246,6 +246,7 @@ pub(super) fn prepare(
             && request.paths.is_empty()
             && request.targets.is_empty()
             && plan.skip.is_empty()
+            && plan.only.is_empty()
             && shard.is_none()
             && batch.is_none(),
         stepwise: options.stepwise || options.stepwise_skip || options.stepwise_reset,
