@@ -256,6 +256,15 @@ fn javascript(project: &Path, package: &str, node: Option<&Path>, found: &mut Fi
                 package,
                 format!("{} ({})", installed.version, installed.dir.display()),
             );
+            if let Some(oldest) = frameworks::too_old(package, &installed.version) {
+                found.lack(
+                    format!(
+                        "{package} {oldest} or later (this is {})",
+                        installed.version
+                    ),
+                    format!("npm install --save-dev {package}@latest"),
+                );
+            }
             if let (Some(floor), Some(have)) = (installed.node_floor, version) {
                 if have < floor {
                     found.lack(

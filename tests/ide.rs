@@ -205,6 +205,44 @@ fn doctor_on_a_healthy_and_a_broken_pytest_project() {
     let _ = std::fs::remove_dir_all(bare);
 }
 
+/// vitest 1 and 2 run the tests but never call the reporter hooks ours
+/// uses: a run is refused with the version (exit 69), and doctor says what
+/// to install, rather than a run that shows no tests. Only the installed
+/// package's manifest is read before that.
+#[test]
+fn a_vitest_older_than_tcrunner_supports_is_refused() {
+    for version in ["1.6.1", "2.1.9"] {
+        let project = Project::copy("vitest");
+        project.write(
+            "node_modules/vitest/package.json",
+            &format!(r#"{{"name": "vitest", "version": "{version}"}}"#),
+        );
+        let dir = project.path().to_str().unwrap();
+        let out = output(&mut tcrunner(&["--project", dir]));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(69), "{stderr}");
+        assert_eq!(
+            stderr.trim(),
+            format!(
+                "tcrunner: vitest {version} is older than tcrunner supports (vitest 3 or later): \
+                 run `npm install --save-dev vitest@latest`"
+            )
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let (code, text) = doctor(&["--project", dir]);
+        assert_eq!(code, 69, "{text}");
+        says(
+            &text,
+            &format!("missing: vitest 3 or later (this is {version})"),
+        );
+        says(&text, "  fix: npm install --save-dev vitest@latest");
+    }
+}
+
 #[test]
 fn doctor_on_healthy_and_broken_jest_and_vitest_projects() {
     for (name, package) in [("jest30", "jest"), ("vitest4", "vitest")] {

@@ -103,6 +103,17 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
     }
 }
 
+/// The oldest major version of `package` tcrunner's reporters work with,
+/// when `version` is older than that. vitest 1 and 2 never call the
+/// reporter hooks ours uses: their runs would show no tests at all.
+pub(crate) fn too_old(package: &str, version: &str) -> Option<u32> {
+    let oldest = match package {
+        "vitest" => 3,
+        _ => return None,
+    };
+    (major(version) < oldest).then_some(oldest)
+}
+
 /// An installed package found by walking up from the project.
 pub(crate) struct Package {
     pub(crate) dir: PathBuf,
@@ -348,6 +359,12 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
             request.project.display()
         )));
     };
+    if let Some(oldest) = too_old(package, &found.version) {
+        return Err(SetupError::Unavailable(format!(
+            "{package} {} is older than tcrunner supports ({package} {oldest} or later): run `npm install --save-dev {package}@latest`",
+            found.version
+        )));
+    }
     let node = request
         .node
         .clone()
