@@ -4,9 +4,13 @@
 //! `|`→`||`, `\n`→`|n`, `\r`→`|r`, `[`→`|[`, `]`→`|]` and `|0xNNNN` for any
 //! UTF-16 unit. JetBrains' own parsers also decode `|x` (U+0085), `|l`
 //! (U+2028) and `|p` (U+2029), the characters Java and .NET readers treat as
-//! line breaks, so [`escape`] writes those three as escapes too. Everything
-//! else, including non-ASCII, is written as raw UTF-8 (as `teamcity-messages`
-//! does); [`unescape`] still reads `|0xNNNN` from other producers.
+//! line breaks, so [`escape`] writes those three as escapes too. The other
+//! ASCII control characters but tab (NUL, ESC, DEL, …) go as `|0x00NN`: a
+//! test's raw terminal sequence or NUL byte decodes to the same text, but
+//! the stream itself stays plain text that a terminal or a log viewer
+//! shows as it is. Everything else, including non-ASCII, is written as raw
+//! UTF-8 (as `teamcity-messages` does); [`unescape`] reads `|0xNNNN` from
+//! any producer.
 
 /// An escape sequence that cannot be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -44,7 +48,8 @@ impl UnescapeError {
     }
 }
 
-/// Escapes a value: `'` `|` `\n` `\r` `[` `]` and U+0085, U+2028, U+2029.
+/// Escapes a value: `'` `|` `\n` `\r` `[` `]`, U+0085, U+2028, U+2029, and
+/// the other ASCII control characters but tab as `|0x00NN`.
 ///
 /// ```
 /// assert_eq!(tcrunner_protocol::escape("it's [1|2]\n"), "it|'s |[1||2|]|n");
@@ -100,6 +105,7 @@ pub(crate) fn escape_from(value: &str, first: usize, out: &mut impl Out) {
     let mut found = Some(first);
     while let Some(at) = found {
         i += at;
+        let control;
         let (escape, width) = match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
             (b'\'', _, _) => ("|'", 1),
             (b'|', _, _) => ("||", 1),
@@ -111,6 +117,10 @@ pub(crate) fn escape_from(value: &str, first: usize, out: &mut impl Out) {
             (0xC2, Some(0x85), _) => ("|x", 2),
             (0xE2, Some(0x80), Some(0xA8)) => ("|l", 3),
             (0xE2, Some(0x80), Some(0xA9)) => ("|p", 3),
+            (byte @ (0..=0x1F | 0x7F), _, _) if byte != b'\t' => {
+                control = format!("|0x{byte:04x}");
+                (control.as_str(), 1)
+            }
             _ => {
                 i += 1;
                 found = find_may_escape(&bytes[i..]);
@@ -149,10 +159,16 @@ pub(crate) fn find_may_escape(bytes: &[u8]) -> Option<usize> {
 const MAY_ESCAPE: [bool; 256] = {
     let mut table = [false; 256];
     let mut i = 0;
-    let bytes = [b'\'', b'|', b'\n', b'\r', b'[', b']', 0xC2, 0xE2];
+    let bytes = [b'\'', b'|', b'[', b']', 0xC2, 0xE2, 0x7F];
     while i < bytes.len() {
         table[bytes[i] as usize] = true;
         i += 1;
+    }
+    // The control characters, `\n` and `\r` among them; not tab.
+    let mut control = 0;
+    while control < 0x20 {
+        table[control] = control != b'\t' as usize;
+        control += 1;
     }
     table
 };
@@ -243,7 +259,8 @@ mod tests {
     #[test]
     fn escapes_are_found_at_every_offset() {
         for special in [
-            "'", "|", "\n", "\r", "[", "]", "\u{85}", "\u{2028}", "\u{2029}",
+            "'", "|", "\n", "\r", "[", "]", "\u{85}", "\u{2028}", "\u{2029}", "\0", "\u{1b}",
+            "\u{7f}", "\u{1}",
         ] {
             for at in 0..20 {
                 let value = format!("{}{special}{}", "a".repeat(at), "b".repeat(at % 7));
@@ -252,6 +269,15 @@ mod tests {
                 assert_ne!(escaped, value, "{value:?}");
             }
         }
+    }
+
+    #[test]
+    fn control_characters_but_tab_are_hex_escapes() {
+        assert_eq!(
+            escape("\u{1b}[31mred\u{1b}[0m\0\u{7f}\ttab"),
+            "|0x001b|[31mred|0x001b|[0m|0x0000|0x007f\ttab"
+        );
+        assert_eq!(escape("a\nb\rc"), "a|nb|rc");
     }
 
     #[test]

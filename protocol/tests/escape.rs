@@ -12,6 +12,9 @@ const TABLE: &[(&str, &str)] = &[
     ("\u{85}", "|x"),
     ("\u{2028}", "|l"),
     ("\u{2029}", "|p"),
+    ("\0", "|0x0000"),
+    ("\u{1b}", "|0x001b"),
+    ("\u{7f}", "|0x007f"),
 ];
 
 #[test]
@@ -44,7 +47,7 @@ fn each_escape_is_unescaped() {
 
 #[test]
 fn everything_else_is_written_raw() {
-    let raw = "tab\t nul\0 é 😀 \u{7f} \u{2030} ~!@#$%^&*()\"\\";
+    let raw = "tab\t é 😀 \u{80} \u{9f} \u{2030} ~!@#$%^&*()\"\\";
     assert_eq!(escape(raw), raw);
     assert_eq!(unescape(raw).as_deref(), Ok(raw));
 }
