@@ -495,9 +495,12 @@ class _Reporter(_Plugin):
         self.writer.flush()
 
     def _send_collected(self, count):
+        """The count of tests in the tree: those collected, and a node for
+        each collection problem, reported by now (a count short of the
+        tree leaves the IDE's progress short of its end)."""
         if not self.collected_sent:
             self.collected_sent = True
-            self.send({"ev": "collected", "count": count})
+            self.send({"ev": "collected", "count": count + len(self.collection_problems)})
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids):

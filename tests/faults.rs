@@ -826,6 +826,8 @@ fn pytest_collection_errors_everywhere_are_failed_nodes_not_success() {
         run.describe()
     );
     assert_eq!(run.count(&["##teamcity[testFailed ", "error='true'"]), 2);
+    // The IDE's progress counts them: it ends at 2 of 2.
+    assert_eq!(run.count(&["##teamcity[testCount count='2']"]), 1);
     assert_contains(
         &run.text(),
         "No module named |'module_that_does_not_exist|'",
