@@ -248,7 +248,10 @@ pub(crate) struct RawRun {
     #[arg(long)]
     pub block_service_messages: bool,
     /// Print the framework command line, its folder and the environment
-    /// tcrunner adds, then exit without running anything.
+    /// tcrunner adds, then exit without running anything. With `--lf`,
+    /// `--ff`, `--nf`, `--sw` or `--shard`, the order file the environment
+    /// names is written and left in place, so that the command runs as
+    /// printed.
     #[arg(long)]
     pub print_command: bool,
     /// Also record the run's events and plain text to FILE, as JSON lines
