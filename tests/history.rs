@@ -739,6 +739,46 @@ fn pytest_shards_cover_the_suite_once_balanced_by_durations() {
     assert_partition(&three, &all);
 }
 
+/// Shards run in turn on one history (one machine, no copies): each run
+/// updates the durations the next would split by, yet every shard splits
+/// as the round's first did, and the round starts over after its last.
+#[test]
+fn pytest_shards_run_in_turn_on_one_history_cover_the_suite_once() {
+    let project = Project::copy("history/pytest");
+    let write = |slow: &str| {
+        let mut text = format!("import time\n\ndef test_a():\n    time.sleep({slow})\n\n");
+        text.push_str(&py_tests(&[
+            ("b", false),
+            ("c", false),
+            ("d", false),
+            ("e", false),
+        ]));
+        project.write("test_one.py", &text);
+    };
+    // Recorded: a is slow, so shard 1/2 is a alone and shard 2/2 the rest.
+    write("0.4");
+    pytest(&project, &[]).assert_code(0);
+    // a is quick now: after shard 1's run the history would split by count.
+    write("0");
+    let all = ["test_a", "test_b", "test_c", "test_d", "test_e"];
+    for _round in 0..2 {
+        let first = pytest(&project, &["--shard", "1/2"]);
+        first.assert_code(0).assert_clean();
+        let second = pytest(&project, &["--shard", "2/2"]);
+        second.assert_code(0).assert_clean();
+        assert!(
+            second
+                .text()
+                .contains("split by the durations the history had for shard 1/2"),
+            "{}",
+            second.describe()
+        );
+        let mut union = [started(&first), started(&second)].concat();
+        union.sort();
+        assert_eq!(union, all, "{}\n{}", first.describe(), second.describe());
+    }
+}
+
 #[test]
 fn a_bad_shard_is_a_usage_error() {
     let project = Project::copy("history/pytest");

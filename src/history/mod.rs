@@ -12,4 +12,6 @@ pub(crate) use merge::{merge, RanTest};
 pub(crate) use select::{plan, Options, Plan};
 pub(crate) use shard::{split, Shard};
 pub(crate) use show::show;
-pub(crate) use store::{load, load_stamped, path, save, History, Stamp, Verdict, DEFAULT_DIR};
+pub(crate) use store::{
+    load, load_stamped, path, save, Entry, History, ShardRound, Stamp, Verdict, DEFAULT_DIR,
+};

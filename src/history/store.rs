@@ -61,6 +61,19 @@ pub(crate) struct Stepwise {
     pub test_count: usize,
 }
 
+/// The shards of `--shard K/N` run one after another on one history: what
+/// the first of them split by, so that the others split the same way
+/// although each one's run has updated the durations since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ShardRound {
+    /// N.
+    pub count: usize,
+    /// The shards of the round that have run (K - 1).
+    pub ran: Vec<usize>,
+    /// The tests as the round's first shard read them.
+    pub tests: BTreeMap<String, Entry>,
+}
+
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct History {
@@ -70,6 +83,9 @@ pub(crate) struct History {
     pub tests: BTreeMap<String, Entry>,
     #[serde(default)]
     pub stepwise: Stepwise,
+    /// The round of shards under way, if one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard_round: Option<ShardRound>,
 }
 
 impl History {
@@ -79,7 +95,29 @@ impl History {
             framework: framework.to_owned(),
             tests: BTreeMap::new(),
             stepwise: Stepwise::default(),
+            shard_round: None,
         }
+    }
+
+    /// Shard `index` of `count`: the round it belongs to, as it stands
+    /// once this shard has run (`None` once its last shard has), and
+    /// whether it continues the round under way, whose tests it then
+    /// splits by. A round goes on while its shards come each once with the
+    /// same count; a shard of another count, or one that has run in it,
+    /// starts a new round from the history as it is.
+    pub(crate) fn shard_round(&self, index: usize, count: usize) -> (Option<ShardRound>, bool) {
+        let going_on = self
+            .shard_round
+            .as_ref()
+            .filter(|round| round.count == count && !round.ran.contains(&index));
+        let mut round = going_on.cloned().unwrap_or_else(|| ShardRound {
+            count,
+            ran: Vec::new(),
+            tests: self.tests.clone(),
+        });
+        round.ran.push(index);
+        let continued = going_on.is_some();
+        ((round.ran.len() < count).then_some(round), continued)
     }
 
     /// The stable ids of the tests that failed last time, in id order.

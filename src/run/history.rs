@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{NoFailures, RawHistory};
 use crate::frameworks::{Framework, Request};
-use crate::history::{self, History, Options, Plan, RanTest, Shard, Verdict};
+use std::collections::BTreeMap;
+
+use crate::history::{self, Entry, History, Options, Plan, RanTest, Shard, ShardRound, Verdict};
 use crate::report::{HistoryFile, Ran};
 
 use super::{note, RunError};
@@ -28,6 +30,8 @@ pub(super) struct Session {
     /// is about 28 M instructions to read, a seventh of tcrunner's own
     /// work on such a run).
     read: Option<(History, history::Stamp)>,
+    /// A shard's run: the round of shards as it stands after it.
+    shard_round: Option<Option<ShardRound>>,
 }
 
 /// Reads the history and turns `request` into what the options ask for.
@@ -106,13 +110,30 @@ pub(super) fn prepare(
         }
         plan.skip.clear();
     }
+    // Shards run one after another on this history split as its first
+    // one did: each one's run updates the durations they split by.
+    let mut shard_round = None;
+    let mut split_by = &history.tests;
+    if let Some(shard) = shard {
+        let (round, continued) = history.shard_round(shard.index, shard.count);
+        if let (true, Some(going_on)) = (continued, &history.shard_round) {
+            split_by = &going_on.tests;
+            plan.notes.push(format!(
+                "shard {}/{}: split by the durations the history had for shard {}/{}, as every shard of one round must be",
+                shard.index + 1,
+                shard.count,
+                going_on.ran[0] + 1,
+                shard.count
+            ));
+        }
+        shard_round = Some(round);
+    }
     // The reporter's own split (pytest's plugin), by test.
     let mut shard_order = serde_json::Value::Null;
     if let Some(shard) = shard {
         match framework.test_files(request) {
             None => {
-                let durations: serde_json::Map<String, serde_json::Value> = history
-                    .tests
+                let durations: serde_json::Map<String, serde_json::Value> = split_by
                     .iter()
                     .filter(|(_, e)| !e.whole_file)
                     .map(|(id, e)| (id.clone(), e.duration_ms.into()))
@@ -129,7 +150,7 @@ pub(super) fn prepare(
                     framework.name()
                 )));
             }
-            Some(files) => shard_files(shard, files?, project, &history, request, &mut plan),
+            Some(files) => shard_files(shard, files?, project, split_by, request, &mut plan),
         }
     }
     let mut batch_only: Vec<String> = Vec::new();
@@ -253,6 +274,7 @@ pub(super) fn prepare(
         plan,
         ran: Ran::default(),
         order_file,
+        shard_round,
         read: stamp.map(|stamp| (history, stamp)),
     })
 }
@@ -330,13 +352,13 @@ fn shard_files(
     shard: Shard,
     files: Vec<PathBuf>,
     project: &Path,
-    history: &History,
+    tests: &BTreeMap<String, Entry>,
     request: &mut Request,
     plan: &mut Plan,
 ) {
     let relative = relative_files(&files, project);
-    let mut per_file: std::collections::BTreeMap<&str, u64> = Default::default();
-    for entry in history.tests.values() {
+    let mut per_file: BTreeMap<&str, u64> = Default::default();
+    for entry in tests.values() {
         *per_file.entry(entry.file.as_str()).or_default() += entry.duration_ms;
     }
     let units: Vec<(&str, Option<u64>)> = relative
@@ -458,6 +480,9 @@ impl Session {
         // A run that finished no test at all (the framework collected
         // nothing, or failed before its tests) drops nothing either.
         history::merge(&mut history, &ran, self.full && ended && !ran.is_empty());
+        if let Some(round) = self.shard_round {
+            history.shard_round = round;
+        }
         if self.stepwise {
             let state = &mut history.stepwise;
             if self.plan.reset_stepwise {
