@@ -777,6 +777,15 @@ fn pytest_shards_run_in_turn_on_one_history_cover_the_suite_once() {
         union.sort();
         assert_eq!(union, all, "{}\n{}", first.describe(), second.describe());
     }
+    // A run of the whole suite ends a round: the next shard starts one.
+    pytest(&project, &["--shard", "1/2"]).assert_code(0);
+    pytest(&project, &[]).assert_code(0);
+    let fresh = pytest(&project, &["--shard", "2/2"]);
+    assert!(
+        !fresh.text().contains("split by the durations"),
+        "{}",
+        fresh.describe()
+    );
 }
 
 #[test]

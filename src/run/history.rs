@@ -480,8 +480,11 @@ impl Session {
         // A run that finished no test at all (the framework collected
         // nothing, or failed before its tests) drops nothing either.
         history::merge(&mut history, &ran, self.full && ended && !ran.is_empty());
-        if let Some(round) = self.shard_round {
-            history.shard_round = round;
+        match self.shard_round {
+            Some(round) => history.shard_round = round,
+            // The whole suite ran: no round of shards is under way.
+            None if self.full && ended => history.shard_round = None,
+            None => {}
         }
         if self.stepwise {
             let state = &mut history.stepwise;
