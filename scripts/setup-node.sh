@@ -59,6 +59,25 @@ pin() {
     sed -i -E "s/(\"$2\": *\")[^\"]*\"/\1$3\"/" "$1/package.json"
 }
 
+# override DIR PACKAGE@VERSION...: pin packages the framework depends on, with
+# npm's `overrides` in DIR's package.json, where a release of theirs changes
+# what the snapshot tests see (vite 8.4 adds `async` to the stack frame of a
+# vitest 4 file that fails to import).
+override() {
+    local dir=$1
+    shift
+    node -e '
+        const fs = require("fs");
+        const file = `${process.argv[1]}/package.json`;
+        const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+        pkg.overrides = Object.fromEntries(process.argv.slice(2).map((spec) => {
+            const at = spec.lastIndexOf("@");
+            return [spec.slice(0, at), spec.slice(at + 1)];
+        }));
+        fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+    ' "$dir" "$@"
+}
+
 # needs_install DIR STAMP: true when DIR's node_modules is not at STAMP.
 needs_install() {
     [[ ! -d "$1/node_modules" || "$(cat "$1/.tcrunner-stamp" 2>/dev/null)" != "$2" ]]
@@ -76,22 +95,28 @@ npm_install() {
     printf '%s\n' "$stamp" >"$dir/.tcrunner-stamp"
 }
 
-# Fixture copies: name, fixture, package, version.
+# Fixture copies: name, fixture, package, version, then the packages it
+# depends on that are pinned too (see `override`).
 COPIES=(
     "jest29 jest jest $JEST29"
     "jest30 jest jest $JEST30"
     "vitest3 vitest vitest $VITEST3"
-    "vitest4 vitest vitest $VITEST4"
+    "vitest4 vitest vitest $VITEST4 vite@8.3.8"
     "vitest5 vitest vitest $VITEST5"
 )
 
 pids=()
 for copy in "${COPIES[@]}"; do
-    read -r name fixture package version <<<"$copy"
+    read -r name fixture package version pins <<<"$copy"
     dir="$DEST/$name"
     sync_sources "$FIXTURES/$fixture" "$dir"
     pin "$dir" "$package" "$version"
     stamp="$package@$version"
+    if [[ -n "$pins" ]]; then
+        # shellcheck disable=SC2086 # one word per pinned package
+        override "$dir" $pins
+        stamp="$stamp $pins"
+    fi
     if needs_install "$dir" "$stamp"; then
         npm_install "$dir" "$stamp" &
         pids+=($!)
