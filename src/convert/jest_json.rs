@@ -19,7 +19,8 @@
 //! error naming the status.
 //! A failure's message is its text up to the first stack frame (`    at …`),
 //! as JetBrains splits it; the stack and further failure messages are the
-//! details. Expected/actual come from the first `matcherResult` that has both:
+//! details.
+//! Expected/actual come from the first `matcherResult` that has both:
 //! strings raw, other values as pretty JSON, dropped when equal.
 //!
 //! File level: a file with no `assertionResults` but a `message` or
@@ -29,7 +30,10 @@
 //! joined by ` › `; a file-level error (an `afterAll` hook's) is a further
 //! section, headed `  ● Test suite failed to run`. Every section that is
 //! not a failed test's (colour codes aside) becomes an error pseudo-test
-//! `afterAll hook`, whether or not tests failed.
+//! `afterAll hook`, whether or not tests failed. A message with no section
+//! at all beside tests is a custom runner's own report
+//! (jest-runner-eslint's), not an error: dropped when a test failed or the
+//! file passed, as the live reporter never sees it.
 use std::io::BufRead;
 
 use super::common::{Emitter, ReadError};
@@ -118,6 +122,24 @@ mod tests {
         assert!(!details.contains("Received: 1"), "{details}");
         let names = test_names(&events);
         assert_eq!(names, ["ok", "fails", js_json::FILE_ERROR]);
+    }
+
+    #[test]
+    fn a_custom_runners_own_file_message_is_no_hook_error() {
+        // jest-runner-eslint's shape: its lint report as the file's
+        // message, with no `●` section, beside the test that carries the
+        // failure; and a passed file whose report only warns.
+        let bytes = sample("jest-custom-runner.json");
+        let events = events_of(|out| read(&bytes[..], out)).unwrap();
+        assert_eq!(test_names(&events), ["my-rule", "ESLint"]);
+        let c = counts(&events);
+        assert_eq!((c[&Outcome::Failed], c[&Outcome::Error]), (1, 0));
+        let failed = events.iter().find_map(|e| match e {
+            TestEvent::Finished(r) if r.outcome == Outcome::Failed => Some(r),
+            _ => None,
+        });
+        let failed = failed.expect("my-rule failed");
+        assert_eq!(failed.message.as_deref(), Some("something is wrong"));
     }
 
     #[test]

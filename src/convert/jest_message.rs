@@ -70,10 +70,16 @@ impl FailedTitles {
 /// The text of a jest file `message` that no failed test accounts for: the
 /// sections headed by anything but a failed test's titles (jest writes an
 /// `afterAll` error after the tests' as `● Test suite failed to run`).
-/// `None` when every section is a failed test's.
+/// `None` when every section is a failed test's, and when there is no
+/// section at all: jest heads every error it writes there, so such text is
+/// a custom runner's own summary (jest-runner-eslint's lint report), whose
+/// failures are its tests'.
 pub(crate) fn file_level_sections(message: &str, mut failed: FailedTitles) -> Option<String> {
     let lines: Vec<&str> = message.split_inclusive('\n').collect();
     let plain: Vec<Cow<'_, str>> = lines.iter().map(|line| without_colours(line)).collect();
+    if !plain.iter().any(|line| section_heading(line).is_some()) {
+        return None;
+    }
     let mut kept = String::new();
     // Text before the first heading belongs to no test.
     let mut keep = true;

@@ -263,7 +263,16 @@ impl<'f> Files<'f> {
             self.tree.add(&suite_path, test);
         }
         let failed = file.status.as_deref() == Some("failed");
-        let message = if message.is_some() && any_failed && flavor.message_repeats_failures {
+        // What jest's message says beyond its tests' failures. A file-level
+        // error beside tests is a section of its own; a message with no
+        // section at all is a custom runner's summary (jest-runner-eslint's),
+        // which its failed tests carry, or which failed nothing: the live
+        // reporter, which sees only jest's `testExecError`, shows neither.
+        let message = if message.is_some()
+            && flavor.message_repeats_failures
+            && count > 0
+            && (any_failed || !failed)
+        {
             file_level_sections(file.message.as_deref().unwrap_or(""), failed_titles)
         } else {
             message

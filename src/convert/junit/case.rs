@@ -45,6 +45,9 @@ pub(super) struct Case {
     /// `<testsuite>` and the test's name, as a JSON array, written when
     /// one of them holds ` > ` itself.
     pub(super) titles: Option<String>,
+    /// How many earlier attempts of this test pytest-rerunfailures reran
+    /// (each written as a case of its own before this one).
+    pub(super) reruns: u32,
 }
 
 impl Case {
@@ -58,6 +61,7 @@ impl Case {
         self.file = None;
         self.line = None;
         self.not_run = false;
+        self.reruns = 0;
     }
 
     /// Takes one `<testcase>` attribute, by qualified name and raw value.

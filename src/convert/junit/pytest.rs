@@ -8,23 +8,33 @@
 //! - A case's classname `pkg.test_mod.TestClass.Inner` is folders, a module
 //!   and classes: the part before the first capitalised one is the module,
 //!   a file suite named `<part>.py`, and the parts before it are folders.
+//!   Every dot splits it, whatever the folders are named (`my-tests`).
 //!   The xunit1 family writes each case's `file` (`Tests/test_x.py`): when
 //!   the classname starts with its dotted path, the file's parts are the
 //!   folders and module and the rest are classes, whatever their case
-//!   ([`module_end`]). Its `line` is the 0-based line of the `def`
+//!   ([`class_parts`]). Its `line` is the 0-based line of the `def`
 //!   ([`zero_based_lines`]).
+//! - A text file's doctests (`--doctest-glob`) are a case named by the
+//!   file (`guide.txt`) whose classname is its dotted path, extension kept
+//!   (`docs.guide.txt`): a file suite named by the file, holding the test.
 //! - A module pytest could not collect is a case named by its dotted path,
-//!   with no classname and the error `collection failure`
-//!   ([`collection_error`]).
+//!   with no classname and the error `collection failure`; one that
+//!   skipped itself, the same with `<skipped message="collection
+//!   skipped">` ([`collection_problem`]).
 //! - A test whose call failed and whose teardown failed too is two cases
 //!   of one name, the second with the error `failed on teardown with …`
 //!   ([`add_teardown`]).
+//! - pytest-rerunfailures writes each attempt it reruns as a case of the
+//!   test's name with no verdict, right before the next attempt's: one
+//!   test, with the last attempt's verdict ([`is_rerun`]).
 //! - A `<skipped type="pytest.xfail">` is an xfail ([`case`](super::case)).
 //! - pytest-xdist writes cases in the order its workers finished them:
 //!   classes come back after others ([`suites`](super::suites) keeps
 //!   them open).
 use super::case::Case;
+use super::classname::own_classname;
 use crate::convert::pytest_json::COLLECTION_ERROR;
+use crate::event::Stream;
 
 /// The name of pytest's one `<testsuite>`, the run.
 pub(super) const RUN_SUITE: &str = "pytest";
@@ -41,50 +51,172 @@ pub(super) fn is_py_file(file: Option<&str>) -> bool {
 }
 
 /// Whether the `line` of a pytest case in `file` is 0-based: pytest's
-/// xunit1 `.py` files give the 0-based `def` line; unittest-xml-reporting's
-/// are 1-based, told apart by the `file` it writes on `<testsuite>`
-/// (`suite_file`), which pytest does not.
+/// xunit1 files give the 0-based line of the `def` (of a doctest's
+/// docstring, 0 for a text file's); unittest-xml-reporting's are 1-based,
+/// told apart by the `file` it writes on `<testsuite>` (`suite_file`),
+/// which pytest does not.
 #[inline]
 pub(super) fn zero_based_lines(suite_file: bool, file: Option<&str>) -> bool {
-    !suite_file && is_py_file(file)
+    !suite_file && file.is_some()
 }
 
-/// How many of a pytest classname's `parts` are its folders and module
-/// (`pkg.module.Class.Inner`). With the xunit1 `file`, when the classname
-/// starts with its dotted path (`Tests/test_x.py`, `Tests.test_x`), those;
-/// else up to the last part before the first capitalised one, which is
-/// wrong for a capitalised folder or a lowercase class, so the file decides
-/// when there is one. `parts` may lack the front of the classname its
-/// `<testsuite>` is named by. Runs only when the classname changes.
-pub(super) fn module_end(classname: &str, parts: &[&str], file: Option<&str>) -> usize {
-    if let Some(end) = file.and_then(|f| file_module_end(classname.trim(), f)) {
-        let left_out = classname
-            .trim()
-            .split('.')
-            .count()
-            .saturating_sub(parts.len());
-        return end.saturating_sub(left_out);
+/// Where a pytest classname's folders and module end among its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Module {
+    /// How many of the parts are the folders and the module.
+    pub(super) end: usize,
+    /// The module is a text file's doctests (`--doctest-glob`), named by
+    /// the file as it is (`guide.txt`), where a `.py` module's name has no
+    /// `.py` in the classname.
+    pub(super) text_file: bool,
+}
+
+/// The suites a pytest case's `classname` adds under its `<testsuite>`
+/// named `suite`, and where its folders and module end among them.
+///
+/// pytest writes the test's node id with each `/` made a dot and the
+/// `.py` left out (`my-tests/test_a.py::TestK` is `my-tests.test_a.TestK`):
+/// every dot is a part, whatever the names around it are (a folder
+/// `my-tests` or `my dir` too). With the xunit1 `file`, when the classname
+/// starts with its dotted path, the file's parts are the folders and the
+/// module, even with a dot in a name (`v1.2/`), and the rest are classes,
+/// whatever their case; else up to the last part before the first
+/// capitalised one, which is wrong for a capitalised folder or a lowercase
+/// class. A text file's doctest (`--doctest-glob`) is named by the file,
+/// which keeps its extension in the classname (`docs.guide.txt`, test
+/// `guide.txt`): the file is the module. The parts the `<testsuite>`'s
+/// name stands for ([`own_classname`]) are left out. Runs only when the
+/// classname changes.
+pub(super) fn class_parts<'c>(
+    classname: &'c str,
+    suite: &str,
+    name: &str,
+    file: Option<&str>,
+) -> (Vec<&'c str>, Module) {
+    let own = own_classname(classname, suite);
+    if own.is_empty() || own == suite {
+        let module = Module {
+            end: 0,
+            text_file: false,
+        };
+        return (Vec::new(), module);
     }
+    if let Some(file) = file {
+        let whole = classname.trim();
+        let (path, text_file) = match file.strip_suffix(".py") {
+            Some(module) => (module, false),
+            None => (file, true),
+        };
+        if let Some((parts, end)) = split_at_file(whole, path) {
+            // The bytes the suite's name stands for, and the parts in them.
+            let front = whole.len() - own.len();
+            let mut at = 0;
+            let left_out = parts
+                .iter()
+                .take_while(|part| {
+                    let starts = at;
+                    at += part.len() + 1;
+                    starts < front
+                })
+                .count();
+            let module = Module {
+                end: end.saturating_sub(left_out),
+                text_file,
+            };
+            return (parts[left_out..].to_vec(), module);
+        }
+    }
+    if let Some(folders) = text_file_folders(own, name) {
+        let mut parts: Vec<&str> = folders.split('.').filter(|p| !p.is_empty()).collect();
+        parts.push(&own[folders.len()..]);
+        let module = Module {
+            end: parts.len(),
+            text_file: true,
+        };
+        return (parts, module);
+    }
+    // A path out of pytest's root (`../x/test_a.py`, `...x.test_a`) has
+    // no name between its dots.
+    let parts: Vec<&str> = own.split('.').filter(|p| !p.is_empty()).collect();
     let first_class = parts.iter().position(|p| p.starts_with(char::is_uppercase));
-    first_class.unwrap_or(parts.len()).max(1)
+    let module = Module {
+        end: first_class.unwrap_or(parts.len()).max(1),
+        text_file: false,
+    };
+    (parts, module)
 }
 
-/// How many parts of `classname` are the dotted path of the `.py` `file`
-/// (`tests/test_a.py` in `tests.test_a.TestX`: 2), if it starts with it.
-fn file_module_end(classname: &str, file: &str) -> Option<usize> {
-    let module = file.strip_suffix(".py")?;
-    let mut class = classname.split('.');
-    let mut end = 0;
-    for dir in module.split(['/', '\\']) {
+/// `classname` split into the parts of `path` (a file's path, without
+/// `.py` for a module) and, after them, its dotted rest; with how many are
+/// the path's. `None` if the classname does not start with the path.
+fn split_at_file<'c>(classname: &'c str, path: &str) -> Option<(Vec<&'c str>, usize)> {
+    let mut parts = Vec::new();
+    let mut rest = classname;
+    for dir in path.split(['/', '\\']) {
         if dir.is_empty() || dir == "." {
             continue;
         }
-        if class.next() != Some(dir) {
-            return None;
+        if !parts.is_empty() {
+            rest = rest.strip_prefix('.')?;
         }
-        end += 1;
+        rest.strip_prefix(dir)?;
+        let (part, after) = rest.split_at(dir.len());
+        parts.push(part);
+        rest = after;
     }
-    (end > 0).then_some(end)
+    let end = parts.len();
+    if end == 0 {
+        return None;
+    }
+    if !rest.is_empty() {
+        parts.extend(rest.strip_prefix('.')?.split('.'));
+    }
+    Some((parts, end))
+}
+
+/// The folders in front of a text file's doctest's classname (`docs.` in
+/// `docs.guide.txt`, empty for `README.txt`): pytest names the test by the
+/// file's name, which has a dot, and writes the file's dotted path as the
+/// classname. A `.py` module's doctests are named by the module and the
+/// object (`mod.double` in classname `pkg.mod`), which never end it.
+fn text_file_folders<'c>(own: &'c str, name: &str) -> Option<&'c str> {
+    if !name.contains('.') {
+        return None;
+    }
+    let folders = own.strip_suffix(name)?;
+    (folders.is_empty() || folders.ends_with('.')).then_some(folders)
+}
+
+/// Whether the next case may be a rerun of this one: pytest-rerunfailures
+/// writes each attempt it reruns as a case of the test's name with nothing
+/// in it but its output, right before the next attempt's. A passed pytest
+/// case is held until the next case shows which it is ([`is_rerun`]).
+#[inline]
+pub(super) fn rerun_may_follow(case: &Case) -> bool {
+    case.failure.is_none() && case.error.is_none() && case.skipped.is_none() && !case.not_run
+}
+
+/// Whether the `held` case is an attempt of the test of `case` that
+/// pytest-rerunfailures reran: a live run shows one test, with the final
+/// attempt's verdict and a note per earlier attempt ([`rerun_notes`]).
+/// pytest writes the teardown error of a test that passed in its case,
+/// never as a second one.
+#[cold]
+pub(super) fn is_rerun(held: &Case, case: &Case) -> bool {
+    rerun_may_follow(held)
+        && held.name == case.name
+        && held.classname == case.classname
+        && held.file == case.file
+}
+
+/// The notes of a test's attempts that were rerun, before its own output,
+/// as a live run writes them (`Attempt 1 failed: …`; the report keeps no
+/// more of them than that they failed). pytest's own output of the final
+/// attempt already holds the earlier attempts' (`junit_logging`).
+#[cold]
+pub(super) fn rerun_notes(reruns: u32, output: &mut Vec<(Stream, String)>) {
+    let notes = (1..=reruns).map(|n| (Stream::Stderr, format!("Attempt {n} failed\n")));
+    output.splice(0..0, notes);
 }
 
 /// Whether a teardown error of the same test may come as the next case: a
@@ -136,18 +268,108 @@ fn is_teardown_of(case: &Case, failed: &Case) -> bool {
 /// module's dotted path, with no classname and an error `collection
 /// failure`: made the `<collection error>` test of that module, as a live
 /// run and pytest-json-report show it, with the exception's `E` line as its
-/// message.
-pub(super) fn collection_error(case: &mut Case) {
-    const PYTEST_MESSAGE: &str = "collection failure";
-    let Some(error) = case.error.as_deref_mut() else {
-        return;
-    };
-    if !case.classname.is_empty() || error.message.as_deref() != Some(PYTEST_MESSAGE) {
+/// message. A module that skipped itself (`pytest.skip(...,
+/// allow_module_level=True)`) is such a case with a `<skipped
+/// message="collection skipped">`: made its `<collection skipped>` test,
+/// with the reason as the live run gives it ([`skip_reason`]).
+pub(super) fn collection_problem(case: &mut Case) {
+    const PYTEST_ERROR: &str = "collection failure";
+    const PYTEST_SKIP: &str = "collection skipped";
+    if !case.classname.is_empty() {
         return;
     }
-    std::mem::swap(&mut case.classname, &mut case.name);
-    case.name.push_str(COLLECTION_ERROR);
-    if let Some(line) = error.text.lines().rev().find(|l| l.starts_with("E ")) {
-        error.message = Some(line.trim_start_matches('E').trim().to_string());
+    if let Some(error) = case.error.as_deref_mut() {
+        if error.message.as_deref() != Some(PYTEST_ERROR) {
+            return;
+        }
+        if let Some(line) = error.text.lines().rev().find(|l| l.starts_with("E ")) {
+            error.message = Some(line.trim_start_matches('E').trim().to_string());
+        }
+        std::mem::swap(&mut case.classname, &mut case.name);
+        case.name.push_str(COLLECTION_ERROR);
+    } else if let Some(skipped) = case.skipped.as_deref_mut() {
+        if case.failure.is_some() || skipped.message.as_deref() != Some(PYTEST_SKIP) {
+            return;
+        }
+        // The reason is all a live run shows: the text only repeats it
+        // with the file and line.
+        if let Some(reason) = skip_reason(&skipped.text) {
+            skipped.message = Some(reason);
+            skipped.text.clear();
+        }
+        std::mem::swap(&mut case.classname, &mut case.name);
+        case.name.push_str(COLLECTION_SKIPPED);
     }
+}
+
+/// The name of the test of a module that skipped itself, as a live run
+/// names it.
+const COLLECTION_SKIPPED: &str = "<collection skipped>";
+
+/// The reason of a module-level skip from the text pytest writes for it:
+/// the `repr` of its `(path, line, message)` tuple
+/// (`('/p/tests/test_m.py', 3, 'Skipped: not here')`), whose message
+/// loses its `Skipped: ` as a live run's does. `None` if the text is not
+/// such a tuple.
+fn skip_reason(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let quote = inner
+        .chars()
+        .next_back()
+        .filter(|c| matches!(c, '\'' | '"'))?;
+    let body = &inner[..inner.len() - 1];
+    // The opening quote: the last one not escaped by a backslash (`repr`
+    // escapes every one inside), after the tuple's `, `.
+    let (open, _) = body.rmatch_indices(quote).find(|&(at, _)| {
+        let backslashes = body[..at].chars().rev().take_while(|&c| c == '\\').count();
+        backslashes % 2 == 0 && body[..at].ends_with(", ")
+    })?;
+    let message = unescape_python(&body[open + 1..]);
+    let reason = message.strip_prefix("Skipped: ").unwrap_or(&message);
+    (!reason.is_empty()).then(|| reason.to_string())
+}
+
+/// The text of a Python string literal's body, as `repr` escapes it
+/// (`\\`, the quotes, `\n`, `\t`, `\r`, `\xNN`, `\uNNNN`, `\UNNNNNNNN`).
+fn unescape_python(body: &str) -> String {
+    let mut text = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            text.push(c);
+            continue;
+        }
+        let Some(escaped) = chars.next() else {
+            text.push(c);
+            break;
+        };
+        let hex_len = match escaped {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            _ => 0,
+        };
+        if hex_len > 0 {
+            let digits: String = chars.clone().take(hex_len).collect();
+            let code = u32::from_str_radix(&digits, 16)
+                .ok()
+                .and_then(char::from_u32);
+            if let (true, Some(code)) = (digits.len() == hex_len, code) {
+                text.push(code);
+                chars.nth(hex_len - 1);
+                continue;
+            }
+        }
+        match escaped {
+            'n' => text.push('\n'),
+            't' => text.push('\t'),
+            'r' => text.push('\r'),
+            '\\' | '\'' | '"' => text.push(escaped),
+            other => {
+                text.push('\\');
+                text.push(other);
+            }
+        }
+    }
+    text
 }

@@ -83,10 +83,14 @@ struct State {
     /// quick-xml's last event was markup, so it would read text next: the
     /// place where a plain empty `<testcase/>` may be taken directly.
     after_markup: bool,
-    /// A failed case not sent yet: pytest writes a test whose call failed
-    /// and whose teardown failed too as two cases, the second right after
-    /// the first ([`pytest::add_teardown`]), and a live run shows one test.
+    /// A case not sent yet, as the next may be part of its test: pytest
+    /// writes a test whose call failed and whose teardown failed too as two
+    /// cases, the second right after the first ([`pytest::add_teardown`]),
+    /// and pytest-rerunfailures each attempt it reran before the next
+    /// ([`pytest::is_rerun`]); a live run shows one test.
     held: Option<Case>,
+    /// The buffers of the last held case, for the next one.
+    spare: Case,
 }
 
 impl State {
@@ -350,25 +354,39 @@ impl State {
     /// test's teardown error.
     fn send_case(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         if let Some(held) = &mut self.held {
-            let teardown = pytest::add_teardown(held, case);
-            self.send_held(out)?;
-            if teardown {
-                return Ok(());
+            if pytest::is_rerun(held, case) {
+                // An attempt that was rerun: this case is the test's.
+                case.reruns = held.reruns + 1;
+                held.output.clear();
+                self.spare = self.held.take().expect("held");
+            } else {
+                let teardown = pytest::add_teardown(held, case);
+                self.send_held(out)?;
+                if teardown {
+                    return Ok(());
+                }
             }
         }
-        if !self.suites.is_tcrunner() && pytest::teardown_may_follow(case) {
-            self.held = Some(std::mem::take(case));
+        if !self.suites.is_tcrunner()
+            && (pytest::teardown_may_follow(case)
+                || pytest::rerun_may_follow(case) && self.suites.is_pytest(case))
+        {
+            // Held over the buffers of the last held case, which the next
+            // case is read into.
+            let mut held = std::mem::take(&mut self.spare);
+            std::mem::swap(&mut held, case);
+            self.held = Some(held);
             return Ok(());
         }
         self.suites.send(case, out)
     }
 
-    /// Sends the held failed case, if any.
+    /// Sends the held case, if any.
     fn send_held(&mut self, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         match self.held.take() {
             Some(mut held) => {
                 let sent = self.suites.send(&mut held, out);
-                self.recycle(held);
+                self.spare = held;
                 sent
             }
             None => Ok(()),

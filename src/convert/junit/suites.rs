@@ -131,6 +131,13 @@ impl Suites {
         self.tcrunner = name == Some(TCRUNNER);
     }
 
+    /// Whether `case`, in the innermost `<testsuite>`, is pytest's.
+    pub(super) fn is_pytest(&self, case: &Case) -> bool {
+        !self.tcrunner
+            && (self.frames.last().is_some_and(|frame| frame.pytest)
+                || pytest::is_py_file(case.file.as_deref()))
+    }
+
     /// Whether the report is one tcrunner wrote.
     pub(super) fn is_tcrunner(&self) -> bool {
         self.tcrunner
@@ -247,7 +254,7 @@ impl Suites {
 
     /// Sends a case, taking what it holds but its name buffers.
     pub(super) fn send(&mut self, case: &mut Case, out: &mut Emitter<'_>) -> Result<(), ReadError> {
-        pytest::collection_error(case);
+        pytest::collection_problem(case);
         let frame_index = self.frames.len() - 1;
         if self.tcrunner {
             return self.send_tcrunner(case, frame_index, out);
@@ -267,29 +274,37 @@ impl Suites {
                 is_file_path(&case.classname),
             ),
         };
-        let names_itself = names_the_test(own, &frame.name, &case.name);
+        // pytest's classname never names the test: one that is the test's
+        // name is a doctest's module (`mod2`, or a text file `README.txt`).
+        let names_itself = !pytest && names_the_test(own, &frame.name, &case.name);
         let titles_end = (!pytest && file_path)
             .then(|| classname::titles_end(&case.name))
             .flatten();
         if titles_end.is_some() || names_itself || class_of.is_none() {
             let suites = self.frames.iter().filter(|f| f.id.is_some());
-            let mut parts =
+            let file = case.file.as_deref().filter(|_| pytest);
+            let (mut parts, module) =
                 if names_itself || names_a_suite(&case.classname, suites.map(|f| &*f.name)) {
-                    Vec::new()
+                    (Vec::new(), None)
+                } else if pytest {
+                    let (parts, module) =
+                        pytest::class_parts(&case.classname, &frame.name, &case.name, file);
+                    (parts, Some(module))
                 } else {
-                    class_parts(&case.classname, &frame.name)
+                    (class_parts(&case.classname, &frame.name), None)
                 };
             if let Some(end) = titles_end {
                 parts.extend(case.name[..end].split(TITLE_SEPARATOR));
             }
-            let file = case.file.as_deref().filter(|_| pytest);
-            let module_end = pytest.then(|| pytest::module_end(&case.classname, &parts, file));
-            self.sync_classes(frame_index, &parts, module_end, file, out)?;
+            self.sync_classes(frame_index, &parts, module, file, out)?;
             // The same parts for the next case with this classname, unless
-            // they depend on the case's own name.
+            // they depend on the case's own name (a text file's doctest is
+            // told by it).
+            let by_name = names_itself
+                || titles_end.is_some()
+                || module.is_some_and(|module| module.text_file);
             let frame = &mut self.frames[frame_index];
-            frame.classes_of = (!names_itself && titles_end.is_none())
-                .then(|| ClassOf::new(&case.classname, &frame.name));
+            frame.classes_of = (!by_name).then(|| ClassOf::new(&case.classname, &frame.name));
         }
         if let Some(end) = titles_end {
             case.name.drain(..end + TITLE_SEPARATOR.len());
@@ -361,6 +376,9 @@ impl Suites {
         node.line = line(case.line, if py_file { 1 } else { 0 });
         node.file = case.file.take();
         test.output = std::mem::take(&mut case.output);
+        if case.reruns > 0 {
+            pytest::rerun_notes(case.reruns, &mut test.output);
+        }
         case.take_result(&mut test.result);
         // Numbered here, the test's id is new (the file's prefix sets it
         // apart from other files').
@@ -441,13 +459,13 @@ impl Suites {
     }
 
     /// Makes the open classname suites of the frame equal `parts`; for
-    /// pytest, the first `module_end` of them are folders and a module
-    /// ([`pytest::module_end`]).
+    /// pytest, the first `module.end` of them are folders and a module
+    /// ([`pytest::class_parts`]).
     fn sync_classes(
         &mut self,
         frame_index: usize,
         parts: &[&str],
-        module_end: Option<usize>,
+        module: Option<pytest::Module>,
         file: Option<&str>,
         out: &mut Emitter<'_>,
     ) -> Result<(), ReadError> {
@@ -479,14 +497,17 @@ impl Suites {
                     continue;
                 }
             }
-            let kind = match module_end {
+            let end = module.map(|module| module.end);
+            let kind = match end {
                 Some(end) if depth + 1 < end => NodeKind::Dir,
                 Some(end) if depth + 1 == end => NodeKind::File,
                 _ => NodeKind::Suite,
             };
             // Named as the live pytest tree names a module: by its file.
             let name = match kind {
-                NodeKind::File => format!("{part}.py"),
+                NodeKind::File if !module.is_some_and(|module| module.text_file) => {
+                    format!("{part}.py")
+                }
                 _ => part.to_string(),
             };
             let file = file.filter(|_| kind != NodeKind::Dir).map(str::to_string);

@@ -264,17 +264,22 @@ fn xunit1_files_tell_the_module_from_classes() {
         [file("Other.py"), class("test_y")]
     );
     // A suite named by the classname's front (not pytest's) leaves it out.
+    let module = |end| pytest::Module {
+        end,
+        text_file: false,
+    };
     assert_eq!(
-        pytest::module_end(
+        pytest::class_parts(
             "tests.test_a.TestX",
-            &["test_a", "TestX"],
+            "tests",
+            "test_x",
             Some("tests/test_a.py")
         ),
-        1
+        (vec!["test_a", "TestX"], module(1))
     );
     assert_eq!(
-        pytest::module_end("a.b", &["a", "b"], Some("elsewhere/b.py")),
-        2
+        pytest::class_parts("a.b", "s", "t", Some("elsewhere/b.py")),
+        (vec!["a", "b"], module(2))
     );
 }
 
@@ -1014,4 +1019,234 @@ fn a_failed_case_held_for_its_teardown_error_is_never_lost() {
             );
         }
     }
+}
+
+/// pytest's classname is the node id with each `/` made a dot: a folder
+/// named `my-tests` or `my dir` is a folder all the same, with and without
+/// xunit1's `file` (which also keeps a dot in a folder's name). Cases from
+/// pytest 9.2.0 runs of `my-tests/test_a.py` (`test_one` and `TestK.test_two`).
+#[test]
+fn pytest_folders_that_are_not_identifiers_nest_as_folders() {
+    let xunit2 = r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="3">
+      <testcase classname="my-tests.test_a" name="test_one" time="0.000" />
+      <testcase classname="my-tests.test_a.TestK" name="test_two" time="0.000" />
+      <testcase classname="my dir.test-b" name="test_three" time="0.000" />
+      </testsuite></testsuites>"#;
+    let xunit1 = r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="4">
+      <testcase classname="my-tests.test_a" name="test_one" file="my-tests/test_a.py" line="0" time="0.000" />
+      <testcase classname="my-tests.test_a.TestK" name="test_two" file="my-tests/test_a.py" line="5" time="0.000" />
+      <testcase classname="my dir.test-b" name="test_three" file="my dir/test-b.py" line="0" time="0.000" />
+      <testcase classname="v1.2.test_c.lower" name="test_four" file="v1.2/test_c.py" line="3" time="0.000" />
+      </testsuite></testsuites>"#;
+    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
+    let file = |name: &str| (name.to_string(), NodeKind::File);
+    let class = |name: &str| (name.to_string(), NodeKind::Suite);
+    for xml in [xunit2, xunit1] {
+        let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+        let nodes = tests_by_name(&events);
+        assert_eq!(
+            ancestry(&events, &nodes["test_one"]),
+            [dir("my-tests"), file("test_a.py")]
+        );
+        assert_eq!(
+            ancestry(&events, &nodes["test_two"]),
+            [dir("my-tests"), file("test_a.py"), class("TestK")]
+        );
+        assert_eq!(
+            ancestry(&events, &nodes["test_three"]),
+            [dir("my dir"), file("test-b.py")]
+        );
+        // One suite per folder, module and class.
+        assert_eq!(
+            crate::convert::testing::suite_names(&events)[..4],
+            ["my-tests", "test_a.py", "TestK", "my dir"]
+        );
+    }
+    let events = events_of(|out| read(xunit1.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    assert_eq!(
+        ancestry(&events, &nodes["test_four"]),
+        [dir("v1.2"), file("test_c.py"), class("lower")]
+    );
+}
+
+/// Doctests as pytest 9.2.0 writes them (`--doctest-glob='*.txt'
+/// --doctest-modules`): a text file's case is named by the file, with its
+/// dotted path (extension kept) as the classname, and is a test of that
+/// name in the file's suite, as in a live run; a module's docstring is a
+/// test named by the module in its file, even at the top, where the
+/// classname is the test's name.
+#[test]
+fn pytest_doctests_are_tests_of_their_file() {
+    let xunit2 = r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="5">
+      <testcase classname="README.txt" name="README.txt" time="0.000" />
+      <testcase classname="docs.guide.txt" name="guide.txt" time="0.000" />
+      <testcase classname="mod2" name="mod2" time="0.000" />
+      <testcase classname="pkg.mod" name="mod.Box.size" time="0.000" />
+      <testcase classname="pkg.mod" name="mod.double" time="0.000" />
+      </testsuite></testsuites>"#;
+    let xunit1 = r#"<testsuites name="pytest tests"><testsuite name="pytest" tests="5">
+      <testcase classname="README.txt" name="README.txt" file="README.txt" line="0" time="0.001" />
+      <testcase classname="docs.guide.txt" name="guide.txt" file="docs/guide.txt" line="0" time="0.000" />
+      <testcase classname="mod2" name="mod2" file="mod2.py" line="0" time="0.000" />
+      <testcase classname="pkg.mod" name="mod.Box.size" file="pkg/mod.py" line="10" time="0.000" />
+      <testcase classname="pkg.mod" name="mod.double" file="pkg/mod.py" line="1" time="0.000" />
+      </testsuite></testsuites>"#;
+    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
+    let file = |name: &str| (name.to_string(), NodeKind::File);
+    for xml in [xunit2, xunit1] {
+        let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+        let nodes = tests_by_name(&events);
+        let test = |name: &str| {
+            events
+                .iter()
+                .find_map(|e| match e {
+                    TestEvent::Test(n) if n.name == name => Some(n.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("no test {name}"))
+        };
+        assert_eq!(ancestry(&events, &test("README.txt")), [file("README.txt")]);
+        assert_eq!(
+            ancestry(&events, &test("guide.txt")),
+            [dir("docs"), file("guide.txt")]
+        );
+        assert_eq!(ancestry(&events, &nodes["mod2"]), [file("mod2.py")]);
+        assert_eq!(
+            ancestry(&events, &nodes["mod.double"]),
+            [dir("pkg"), file("mod.py")]
+        );
+        if xml == xunit1 {
+            // Text files' lines are 0-based too.
+            let guide = test("guide.txt");
+            assert_eq!(
+                (guide.file.as_deref(), guide.line),
+                (Some("docs/guide.txt"), Some(1))
+            );
+        }
+    }
+}
+
+/// A module that skipped itself (`pytest.skip(..., allow_module_level=True)`)
+/// is a case named by the module with no classname, as pytest 9.2.0 writes
+/// it: the module's `<collection skipped>` test with the skip's reason, as
+/// in a live run, like a module that failed to collect.
+#[test]
+fn a_module_level_skip_is_the_modules_collection_skipped_test() {
+    let xml = r#"<testsuites name="pytest tests"><testsuite name="pytest" skipped="2" tests="3">
+      <testcase classname="" name="tests.test_modskip" time="0.000"><skipped message="collection skipped">('/tmp/p/tests/test_modskip.py', 3, 'Skipped: not here')</skipped></testcase>
+      <testcase classname="" name="tests.test_odd" file="tests/test_odd.py" time="0.000"><skipped message="collection skipped">('/tmp/p/tests/test_odd.py', 3, 'Skipped: it\'s "odd", \\ \xe9\n2nd')</skipped></testcase>
+      <testcase classname="tests.test_ok" name="test_ok" time="0.000" />
+      </testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let file = |name: &str| (name.to_string(), NodeKind::File);
+    let skips: Vec<&Node> = events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Test(n) if n.name == "<collection skipped>" => Some(n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(skips.len(), 2, "{events:?}");
+    let dir = ("tests".to_string(), NodeKind::Dir);
+    assert_eq!(
+        ancestry(&events, skips[0]),
+        [dir.clone(), file("test_modskip.py")]
+    );
+    assert_eq!(ancestry(&events, skips[1]), [dir, file("test_odd.py")]);
+    let results: Vec<&TestResult> = skips
+        .iter()
+        .map(|n| {
+            events
+                .iter()
+                .find_map(|e| match e {
+                    TestEvent::Finished(r) if r.id == n.id => Some(r),
+                    _ => None,
+                })
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(results[0].outcome, Outcome::Skipped);
+    assert_eq!(
+        (results[0].message.as_deref(), results[0].details.as_deref()),
+        (Some("not here"), None)
+    );
+    assert_eq!(
+        results[1].message.as_deref(),
+        Some("it's \"odd\", \\ é\n2nd")
+    );
+    // Anything else keeps the text as pytest wrote it.
+    let xml = r#"<testsuite name="pytest"><testcase classname="" name="m"><skipped message="collection skipped">odd</skipped></testcase></testsuite>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let odd = result_of(&events, &nodes, "<collection skipped>");
+    assert_eq!(
+        (odd.message.as_deref(), odd.details.as_deref()),
+        (Some("collection skipped"), Some("odd"))
+    );
+}
+
+/// pytest-rerunfailures 16.7 on pytest 9.2.0 (`@pytest.mark.flaky(reruns=N)`)
+/// writes each attempt it reruns as an empty case of the test's name, right
+/// before the next: one test with the last attempt's verdict and a note
+/// per earlier attempt, as in a live run. Elsewhere two cases of one name
+/// stay two tests.
+#[test]
+fn pytest_reruns_are_one_test_with_the_last_verdict() {
+    let xml = r#"<testsuites name="pytest tests"><testsuite name="pytest" failures="1" tests="4">
+      <testcase classname="test_flaky" name="test_always_fails" time="0.001" />
+      <testcase classname="test_flaky" name="test_always_fails" time="0.005"><failure message="assert 1 == 2">    def test_always_fails():
+&gt;       assert 1 == 2
+E       assert 1 == 2
+
+test_flaky.py:7: AssertionError</failure></testcase>
+      <testcase classname="test_flaky" name="test_passes_third" time="0.000" />
+      <testcase classname="test_flaky" name="test_passes_third" time="0.000" />
+      <testcase classname="test_flaky" name="test_passes_third" time="0.002" />
+      <testcase classname="test_flaky" name="test_plain" time="0.000" />
+      </testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    assert_eq!(
+        crate::convert::testing::test_names(&events),
+        ["test_always_fails", "test_passes_third", "test_plain"]
+    );
+    let nodes = tests_by_name(&events);
+    let failed = result_of(&events, &nodes, "test_always_fails");
+    assert_eq!(
+        (
+            failed.outcome,
+            failed.message.as_deref(),
+            failed.duration_ms
+        ),
+        (Outcome::Failed, Some("assert 1 == 2"), Some(5))
+    );
+    let passed = result_of(&events, &nodes, "test_passes_third");
+    assert_eq!(
+        (passed.outcome, passed.duration_ms),
+        (Outcome::Passed, Some(2))
+    );
+    let notes = |name: &str| -> Vec<&str> {
+        let id = &nodes[name].id;
+        events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Output {
+                    id: Some(of),
+                    stream: Stream::Stderr,
+                    text,
+                } if of == id => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(notes("test_always_fails"), ["Attempt 1 failed\n"]);
+    assert_eq!(
+        notes("test_passes_third"),
+        ["Attempt 1 failed\n", "Attempt 2 failed\n"]
+    );
+    assert!(notes("test_plain").is_empty());
+    // Not pytest's: each case is a test.
+    let xml = r#"<testsuites><testsuite name="S"><testcase classname="S" name="t"/><testcase classname="S" name="t"/></testsuite></testsuites>"#;
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    assert_eq!(crate::convert::testing::test_names(&events), ["t", "t"]);
 }
