@@ -312,17 +312,22 @@ impl Reader {
     /// Passes on what stdout and stderr hold right now.
     fn drain_text(&mut self, out: &mut VecDeque<Input>) {
         for i in 0..2 {
-            let Some(fd) = &self.sources[i].fd else {
-                continue;
-            };
-            let mut left = pending_bytes(fd);
-            while left > 0 && !self.synced {
-                let n = self.read_text(i, left, out);
-                if n == 0 {
-                    break;
-                }
-                left -= n.min(left);
+            if let Some(fd) = &self.sources[i].fd {
+                let pending = pending_bytes(fd);
+                self.pass_text(i, pending, out);
             }
+        }
+    }
+
+    /// Passes on up to `limit` bytes of text pipe `i`: fewer when it holds
+    /// fewer, or when an empty frame leaves the rest of stdout waiting.
+    fn pass_text(&mut self, i: usize, mut limit: usize, out: &mut VecDeque<Input>) {
+        while limit > 0 && !self.synced {
+            let n = self.read_text(i, limit, out);
+            if n == 0 {
+                break;
+            }
+            limit -= n.min(limit);
         }
     }
 
@@ -393,12 +398,8 @@ impl Reader {
     /// line is pulled in front of it.
     fn catch_up(&mut self, written: [u64; 2], out: &mut VecDeque<Input>) {
         for (i, &count) in written.iter().enumerate() {
-            while self.text_read[i] < count && !self.synced {
-                let left = usize::try_from(count - self.text_read[i]).unwrap_or(usize::MAX);
-                if self.read_text(i, left, out) == 0 {
-                    break;
-                }
-            }
+            let behind = count.saturating_sub(self.text_read[i]);
+            self.pass_text(i, usize::try_from(behind).unwrap_or(usize::MAX), out);
         }
     }
 
