@@ -259,7 +259,7 @@ impl Suites {
         if self.tcrunner {
             return self.send_tcrunner(case, frame_index, out);
         }
-        let pytest = self.frames[frame_index].pytest || pytest::is_py_file(case.file.as_deref());
+        let pytest = self.is_pytest(case);
         let frame = &self.frames[frame_index];
         // Most cases have the classname of the case before: what is asked
         // of it was found for that one.
