@@ -99,25 +99,28 @@ impl History {
         }
     }
 
-    /// Shard `index` of `count`: the round it belongs to, as it stands
-    /// once this shard has run (`None` once its last shard has), and
-    /// whether it continues the round under way, whose tests it then
-    /// splits by. A round goes on while its shards come each once with the
-    /// same count; a shard of another count, or one that has run in it,
-    /// starts a new round from the history as it is.
-    pub(crate) fn shard_round(&self, index: usize, count: usize) -> (Option<ShardRound>, bool) {
-        let going_on = self
-            .shard_round
+    /// The round of shards under way that shard `index` of `count`
+    /// continues, whose tests it splits by. A round goes on while its
+    /// shards come each once with the same count; a shard of another
+    /// count, or one that has run in it, starts a new round from the
+    /// history as it is.
+    pub(crate) fn shard_round_under_way(&self, index: usize, count: usize) -> Option<&ShardRound> {
+        self.shard_round
             .as_ref()
-            .filter(|round| round.count == count && !round.ran.contains(&index));
-        let mut round = going_on.cloned().unwrap_or_else(|| ShardRound {
+            .filter(|round| round.count == count && !round.ran.contains(&index))
+    }
+
+    /// The round of shards as it stands once shard `index` of `count` has
+    /// run: `None` once its last shard has.
+    pub(crate) fn shard_round_after(&self, index: usize, count: usize) -> Option<ShardRound> {
+        let under_way = self.shard_round_under_way(index, count);
+        let mut round = under_way.cloned().unwrap_or_else(|| ShardRound {
             count,
             ran: Vec::new(),
             tests: self.tests.clone(),
         });
         round.ran.push(index);
-        let continued = going_on.is_some();
-        ((round.ran.len() < count).then_some(round), continued)
+        (round.ran.len() < count).then_some(round)
     }
 
     /// The stable ids of the tests that failed last time, in id order.

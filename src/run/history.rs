@@ -1,11 +1,10 @@
 //! The test history around a run: read before it to choose what runs,
 //! merged with what ran after it (`src/history/`).
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{NoFailures, RawHistory};
 use crate::frameworks::{Framework, Request};
-use std::collections::BTreeMap;
-
 use crate::history::{self, Entry, History, Options, Plan, RanTest, Shard, ShardRound, Verdict};
 use crate::report::{HistoryFile, Ran};
 
@@ -115,8 +114,7 @@ pub(super) fn prepare(
     let mut shard_round = None;
     let mut split_by = &history.tests;
     if let Some(shard) = shard {
-        let (round, continued) = history.shard_round(shard.index, shard.count);
-        if let (true, Some(going_on)) = (continued, &history.shard_round) {
+        if let Some(going_on) = history.shard_round_under_way(shard.index, shard.count) {
             split_by = &going_on.tests;
             plan.notes.push(format!(
                 "shard {}/{}: split by the durations the history had for shard {}/{}, as every shard of one round must be",
@@ -126,7 +124,7 @@ pub(super) fn prepare(
                 shard.count
             ));
         }
-        shard_round = Some(round);
+        shard_round = Some(history.shard_round_after(shard.index, shard.count));
     }
     // The reporter's own split (pytest's plugin), by test.
     let mut shard_order = serde_json::Value::Null;
