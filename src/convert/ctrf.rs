@@ -275,7 +275,7 @@ fn lines(items: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample, test_names};
+    use crate::convert::testing::{counts, events_of, first_result, sample, test_names};
     use crate::event::TestEvent;
 
     #[test]
@@ -315,10 +315,7 @@ mod tests {
             ),
             (1, 2, 1)
         );
-        let a = events.iter().find_map(|e| match e {
-            TestEvent::Finished(r) if r.outcome == Outcome::Passed => Some(r.clone()),
-            _ => None,
-        });
+        let a = first_result(&events, Outcome::Passed);
         assert_eq!(a.unwrap().duration_ms, Some(250), "seconds, by the epoch");
         assert!(events.iter().any(|e| matches!(e, TestEvent::Test(n) if n.line == Some(7) && n.file.as_deref() == Some("t.py"))));
         assert!(events

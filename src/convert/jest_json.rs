@@ -69,8 +69,10 @@ pub(crate) fn send(doc: serde_json::Value, out: &mut Emitter<'_>) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample, suite_names, test_names};
-    use crate::event::{Outcome, TestEvent};
+    use crate::convert::testing::{
+        counts, events_of, first_result, sample, suite_names, test_names,
+    };
+    use crate::event::Outcome;
 
     #[test]
     fn a_test_with_two_failures_has_two_sections() {
@@ -108,11 +110,7 @@ mod tests {
         let events = events_of(|out| read(&bytes[..], out)).unwrap();
         let c = counts(&events);
         assert_eq!((c[&Outcome::Failed], c[&Outcome::Error]), (1, 1));
-        let error = events.iter().find_map(|e| match e {
-            TestEvent::Finished(r) if r.outcome == Outcome::Error => Some(r),
-            _ => None,
-        });
-        let error = error.expect("an error pseudo-test");
+        let error = first_result(&events, Outcome::Error).expect("an error pseudo-test");
         assert_eq!(error.message.as_deref(), Some("afterAll broke"));
         let details = error.details.as_deref().unwrap_or_default();
         assert!(
@@ -134,11 +132,7 @@ mod tests {
         assert_eq!(test_names(&events), ["my-rule", "ESLint"]);
         let c = counts(&events);
         assert_eq!((c[&Outcome::Failed], c[&Outcome::Error]), (1, 0));
-        let failed = events.iter().find_map(|e| match e {
-            TestEvent::Finished(r) if r.outcome == Outcome::Failed => Some(r),
-            _ => None,
-        });
-        let failed = failed.expect("my-rule failed");
+        let failed = first_result(&events, Outcome::Failed).expect("my-rule failed");
         assert_eq!(failed.message.as_deref(), Some("something is wrong"));
     }
 

@@ -381,7 +381,7 @@ impl NodeId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::testing::{counts, events_of, sample};
+    use crate::convert::testing::{counts, events_of, first_result, sample};
     use crate::event::TestEvent;
 
     #[test]
@@ -422,10 +422,7 @@ mod tests {
             .collect();
         assert!(suites.contains(&("TestInner".into(), NodeKind::Suite)));
         assert!(suites.contains(&("test_sample.py".into(), NodeKind::File)));
-        let skip = events.iter().find_map(|e| match e {
-            TestEvent::Finished(r) if r.outcome == Outcome::Skipped => Some(r.clone()),
-            _ => None,
-        });
+        let skip = first_result(&events, Outcome::Skipped);
         assert_eq!(
             skip.unwrap().message.as_deref(),
             Some("not implemented yet")

@@ -3,7 +3,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::common::{Emitter, ReadError};
 use crate::cli::InputFormat;
-use crate::event::{Outcome, TestEvent};
+use crate::event::{Outcome, TestEvent, TestResult};
 
 /// Every report in `tests/fixtures/reports/` that is a whole, valid report,
 /// with its format.
@@ -118,6 +118,14 @@ pub(crate) fn test_names(events: &[TestEvent]) -> Vec<&str> {
             _ => None,
         })
         .collect()
+}
+
+/// The first result among `events` with `outcome`.
+pub(crate) fn first_result(events: &[TestEvent], outcome: Outcome) -> Option<&TestResult> {
+    events.iter().find_map(|e| match e {
+        TestEvent::Finished(r) if r.outcome == outcome => Some(r),
+        _ => None,
+    })
 }
 
 /// The names of the suites among `events`, in order.

@@ -82,6 +82,19 @@ fn result_of<'e>(
         .unwrap_or_else(|| panic!("{name} never finished"))
 }
 
+/// An [`ancestry`] link: a folder, a file, or a suite (a class, a describe).
+fn dir(name: &str) -> (String, NodeKind) {
+    (name.to_string(), NodeKind::Dir)
+}
+
+fn file(name: &str) -> (String, NodeKind) {
+    (name.to_string(), NodeKind::File)
+}
+
+fn suite(name: &str) -> (String, NodeKind) {
+    (name.to_string(), NodeKind::Suite)
+}
+
 /// The chain of suite names above a node.
 fn ancestry(events: &[TestEvent], node: &Node) -> Vec<(String, NodeKind)> {
     let by_id: HashMap<&str, &Node> = events
@@ -239,16 +252,13 @@ fn xunit1_files_tell_the_module_from_classes() {
       </testsuite></testsuites>"#;
     let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
     let nodes = tests_by_name(&events);
-    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
-    let file = |name: &str| (name.to_string(), NodeKind::File);
-    let class = |name: &str| (name.to_string(), NodeKind::Suite);
     assert_eq!(
         ancestry(&events, &nodes["test_a"]),
         [dir("Tests"), file("test_x.py")]
     );
     assert_eq!(
         ancestry(&events, &nodes["test_m"]),
-        [dir("tests"), file("test_lc.py"), class("lower_case")]
+        [dir("tests"), file("test_lc.py"), suite("lower_case")]
     );
     assert_eq!(
         ancestry(&events, &nodes["test_f"]),
@@ -256,12 +266,12 @@ fn xunit1_files_tell_the_module_from_classes() {
     );
     assert_eq!(
         ancestry(&events, &nodes["test_w"]),
-        [dir("pkg"), file("test_w.py"), class("TestW")]
+        [dir("pkg"), file("test_w.py"), suite("TestW")]
     );
     // Without `file`, the case of the parts decides, as before.
     assert_eq!(
         ancestry(&events, &nodes["test_y"]),
-        [file("Other.py"), class("test_y")]
+        [file("Other.py"), suite("test_y")]
     );
     // A suite named by the classname's front (not pytest's) leaves it out.
     let module = |end| pytest::Module {
@@ -301,7 +311,6 @@ fn file_path_classnames_stay_one_suite() {
     let events = read_sample("vitest-junit.xml");
     let nodes = tests_by_name(&events);
     let chain = ancestry(&events, &nodes["passes"]);
-    let suite = |name: &str| (name.to_string(), NodeKind::Suite);
     assert_eq!(
         chain,
         [suite("math.test.js"), suite("outer"), suite("inner")]
@@ -1038,9 +1047,6 @@ fn pytest_folders_that_are_not_identifiers_nest_as_folders() {
       <testcase classname="my dir.test-b" name="test_three" file="my dir/test-b.py" line="0" time="0.000" />
       <testcase classname="v1.2.test_c.lower" name="test_four" file="v1.2/test_c.py" line="3" time="0.000" />
       </testsuite></testsuites>"#;
-    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
-    let file = |name: &str| (name.to_string(), NodeKind::File);
-    let class = |name: &str| (name.to_string(), NodeKind::Suite);
     for xml in [xunit2, xunit1] {
         let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
         let nodes = tests_by_name(&events);
@@ -1050,7 +1056,7 @@ fn pytest_folders_that_are_not_identifiers_nest_as_folders() {
         );
         assert_eq!(
             ancestry(&events, &nodes["test_two"]),
-            [dir("my-tests"), file("test_a.py"), class("TestK")]
+            [dir("my-tests"), file("test_a.py"), suite("TestK")]
         );
         assert_eq!(
             ancestry(&events, &nodes["test_three"]),
@@ -1066,7 +1072,7 @@ fn pytest_folders_that_are_not_identifiers_nest_as_folders() {
     let nodes = tests_by_name(&events);
     assert_eq!(
         ancestry(&events, &nodes["test_four"]),
-        [dir("v1.2"), file("test_c.py"), class("lower")]
+        [dir("v1.2"), file("test_c.py"), suite("lower")]
     );
 }
 
@@ -1092,8 +1098,6 @@ fn pytest_doctests_are_tests_of_their_file() {
       <testcase classname="pkg.mod" name="mod.Box.size" file="pkg/mod.py" line="10" time="0.000" />
       <testcase classname="pkg.mod" name="mod.double" file="pkg/mod.py" line="1" time="0.000" />
       </testsuite></testsuites>"#;
-    let dir = |name: &str| (name.to_string(), NodeKind::Dir);
-    let file = |name: &str| (name.to_string(), NodeKind::File);
     for xml in [xunit2, xunit1] {
         let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
         let nodes = tests_by_name(&events);
@@ -1139,7 +1143,6 @@ fn a_module_level_skip_is_the_modules_collection_skipped_test() {
       <testcase classname="tests.test_ok" name="test_ok" time="0.000" />
       </testsuite></testsuites>"#;
     let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
-    let file = |name: &str| (name.to_string(), NodeKind::File);
     let skips: Vec<&Node> = events
         .iter()
         .filter_map(|e| match e {
@@ -1148,12 +1151,14 @@ fn a_module_level_skip_is_the_modules_collection_skipped_test() {
         })
         .collect();
     assert_eq!(skips.len(), 2, "{events:?}");
-    let dir = ("tests".to_string(), NodeKind::Dir);
     assert_eq!(
         ancestry(&events, skips[0]),
-        [dir.clone(), file("test_modskip.py")]
+        [dir("tests"), file("test_modskip.py")]
     );
-    assert_eq!(ancestry(&events, skips[1]), [dir, file("test_odd.py")]);
+    assert_eq!(
+        ancestry(&events, skips[1]),
+        [dir("tests"), file("test_odd.py")]
+    );
     let results: Vec<&TestResult> = skips
         .iter()
         .map(|n| {
