@@ -52,6 +52,10 @@ pub(crate) const FAILED_TO_RUN: &str = "Test suite failed to run";
 /// The name of the pseudo-test for a file-level error beside its tests (the
 /// live reporters' name: in jest it can only be an `afterAll` error).
 pub(crate) const FILE_ERROR: &str = "afterAll hook";
+/// The name of that pseudo-test where the report cannot tell which hook
+/// failed: vitest skips the tests under a failed `beforeAll`, so in a file
+/// with a skipped test the error may be either hook's.
+pub(crate) const HOOK_ERROR: &str = "beforeAll/afterAll hook";
 
 /// Reads the whole report, then sends it file by file: for a report that
 /// can be read only once.
@@ -223,6 +227,7 @@ impl<'f> Files<'f> {
         let mut file_spec = SuiteSpec::new(display.clone(), NodeKind::File);
         file_spec.file = abs.clone();
         let mut any_failed = false;
+        let mut any_skipped = false;
         let count = file.assertion_results.len();
         let message = non_empty(file.message.as_deref());
         // The section titles jest gives failed tests, to tell them from
@@ -260,6 +265,7 @@ impl<'f> Files<'f> {
             }
             let test = assertion(a, abs.clone());
             any_failed |= test.result.outcome == Outcome::Failed;
+            any_skipped |= test.result.outcome == Outcome::Skipped;
             self.tree.add(&suite_path, test);
         }
         let failed = file.status.as_deref() == Some("failed");
@@ -284,7 +290,14 @@ impl<'f> Files<'f> {
         let pseudo = if count == 0 {
             (message.is_some() || failed).then_some(FAILED_TO_RUN)
         } else {
-            (message.is_some() || unexplained).then_some(FILE_ERROR)
+            // jest fails each test under a failed `beforeAll`, so its
+            // file-level error is an `afterAll`'s; vitest skips them.
+            let either = !flavor.message_repeats_failures && any_skipped;
+            (message.is_some() || unexplained).then_some(if either {
+                HOOK_ERROR
+            } else {
+                FILE_ERROR
+            })
         };
         if let Some(name) = pseudo {
             let text = message.clone().unwrap_or_else(|| match count {

@@ -19,12 +19,16 @@
 //! File level: a file with no `assertionResults` (an import error) gets an
 //! error pseudo-test `Test suite failed to run` carrying the file `message`.
 //! vitest's file `message` holds only file-level errors, so a file that has
-//! tests and a non-empty `message` gets an error pseudo-test
-//! `afterAll hook` beside them (the live reporter's name for a suite error
-//! no test carries). When a `beforeAll` hook fails, vitest marks
-//! the file's tests `skipped` with no error and the file `failed`, and keeps
-//! the hook's error nowhere ([vitest#4516]): those tests stay skipped, and a
-//! failed file with no failed test and no message gets a warning `Log` event.
+//! tests and a non-empty `message` gets an error pseudo-test beside them.
+//! When a `beforeAll` hook fails, vitest marks the tests under it `skipped`
+//! with no error and the file `failed`, and keeps the hook's error in the
+//! file's `message` when the hook is the file's own, and nowhere when it is
+//! a `describe`'s ([vitest#4516]): those tests stay skipped, and a failed
+//! file with no failed test and no message gets the pseudo-test too, saying
+//! that the error was not kept. The pseudo-test
+//! is `afterAll hook` (the live reporter's name for a suite error no test
+//! carries) when every test of the file ran, and `beforeAll/afterAll hook`
+//! when one was skipped, as the report cannot tell the two hooks apart then.
 //!
 //! [vitest#4516]: https://github.com/vitest-dev/vitest/issues/4516
 use std::io::BufRead;
@@ -94,13 +98,32 @@ mod tests {
             {"ancestorTitles":["d"],"title":"t1","status":"skipped","failureMessages":[]},
             {"ancestorTitles":["d"],"title":"t2","status":"skipped","failureMessages":[]}]},
           {"name":"/p/b.test.js","status":"failed","message":"","assertionResults":[
-            {"ancestorTitles":[],"title":"t3","status":"skipped","failureMessages":[]}]}]}"#;
+            {"ancestorTitles":[],"title":"t3","status":"skipped","failureMessages":[]}]},
+          {"name":"/p/c.test.js","status":"failed","message":"teardown boom","assertionResults":[
+            {"ancestorTitles":[],"title":"t4","status":"passed","failureMessages":[]}]}]}"#;
         let events = events_of(|out| read(json.as_bytes(), out)).unwrap();
         let c = counts(&events);
         assert_eq!(c[&Outcome::Skipped], 3);
         // b.test.js failed with no error kept (a hook's, as vitest's JSON
         // drops them): a failed node says so, and the run fails.
-        assert_eq!(c[&Outcome::Error], 2);
+        assert_eq!(c[&Outcome::Error], 3);
+        // Beside skipped tests the error may be either hook's; where every
+        // test ran, only an afterAll's.
+        let names: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                TestEvent::Test(node) if node.name.contains("hook") => Some(node.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                js_json::HOOK_ERROR,
+                js_json::HOOK_ERROR,
+                js_json::FILE_ERROR
+            ]
+        );
         let errors: Vec<&str> = events
             .iter()
             .filter_map(|e| match e {
@@ -109,6 +132,7 @@ mod tests {
             })
             .collect();
         assert_eq!(errors[0], "hook boom");
+        assert_eq!(errors[2], "teardown boom");
         assert!(
             errors[1].starts_with("vitest marked the file failed but recorded no error"),
             "{errors:?}"
