@@ -1,6 +1,7 @@
 """The side channel to tcrunner: whole event lines written to a file
 descriptor, or framed into pytest's stdout."""
 
+import errno
 import os
 import select
 import sys
@@ -89,7 +90,14 @@ class _Writer:
                 self._write_rest(fd, data, written)
         except (BlockingIOError, InterruptedError):
             self._write_rest(fd, data, 0)
-        except OSError:
+        except OSError as e:
+            if e.errno == errno.EBADF and not self.inband:
+                # A test closed the pipe's descriptor (`os.closerange(3, …)`,
+                # as daemons do): the events go on in pytest's stdout,
+                # which tcrunner reads as well.
+                self.to_stdout()
+                self.write(data.decode("utf-8"))
+                return
             self.fd = None  # EPIPE and friends: tcrunner is gone; the run goes on
 
     def _write_rest(self, fd, data, written):

@@ -244,7 +244,8 @@ pub(crate) struct RawRun {
     /// Time between SIGTERM and SIGKILL when stopping the framework.
     #[arg(long, value_name = "SECS", default_value_t = 5.0)]
     pub grace_period: f64,
-    /// Drop every service message a test prints, not only tree-changing ones.
+    /// Neutralise every service message a test prints (on stdout or stderr),
+    /// not only tree-changing ones: each is kept as the text of a `message`.
     #[arg(long)]
     pub block_service_messages: bool,
     /// Print the framework command line, its folder and the environment

@@ -910,6 +910,24 @@ fn printed_service_messages_cannot_change_the_tree() {
                 run.count(&["##teamcity[buildStatisticValue key='fault.metric' value='42']"]),
                 1
             );
+            // The same on stderr, which IntelliJ parses as well: the line
+            // is there, in a `message`.
+            let on_stderr: Vec<_> = util::messages(run.stderr.as_bytes())
+                .into_iter()
+                .map(|m| (m.name.clone(), m.get("text").map(str::to_owned)))
+                .collect();
+            assert_eq!(
+                on_stderr,
+                [(
+                    "message".to_owned(),
+                    Some(
+                        "##teamcity[testFailed name='test_prints_messages' message='fake on stderr']\n"
+                            .to_owned()
+                    )
+                )],
+                "{}",
+                run.describe()
+            );
         } else {
             // Captured: the text is the test's output, escaped inside testStdOut.
             assert_eq!(
@@ -918,6 +936,18 @@ fn printed_service_messages_cannot_change_the_tree() {
             );
         }
     }
+    // A person's terminal parses nothing: stderr goes as it is.
+    let run = Tcrunner::pytest(project.path())
+        .args(["--format", "human", "--path", "test_hostile.py", "--", "-s"])
+        .run(LIMIT);
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l
+                == "##teamcity[testFailed name='test_prints_messages' message='fake on stderr']"),
+        "{}",
+        run.describe()
+    );
     let run = Tcrunner::pytest(project.path())
         .args([
             "--block-service-messages",

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use tcrunner_protocol::{Message, Timestamp, Value, Writer, WriterOptions};
 
-use super::passthrough::{Piece, TextFilter};
+use super::passthrough::{write_blocked, Piece, TextFilter};
 use super::transport::Transport;
 use crate::cli::{Dialect, OutputConfig};
 use crate::event::{LogLevel, Outcome, TestResult};
@@ -193,9 +193,8 @@ impl<W: Write> MessageWriter<W> {
 }
 
 /// Writes a piece of filtered text; a blocked line goes out as a `message`
-/// with `status='NORMAL'` (IntelliJ reads `status` without checking that it
-/// is there), ending in a line break where the IDE prints the text as it is.
-/// That message goes where the messages go; the text, where the text goes.
+/// ([`write_blocked`]). That message goes where the messages go; the text,
+/// where the text goes.
 fn write_piece<W: Write>(
     writer: &mut Writer<Transport<W>>,
     timestamps: bool,
@@ -207,16 +206,6 @@ fn write_piece<W: Write>(
             None => writer.text(bytes),
             Some(text) => text.write_all(bytes),
         },
-        Piece::Blocked(mut line) => {
-            if line_break {
-                line.push('\n');
-            }
-            let at = timestamps.then(Timestamp::now_utc);
-            let attrs = [
-                ("text", Value::Text(&line)),
-                ("status", Value::Text("NORMAL")),
-            ];
-            writer.message_parts("message", &attrs, at)
-        }
+        Piece::Blocked(line) => write_blocked(writer, line, timestamps, line_break),
     }
 }

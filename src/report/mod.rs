@@ -32,6 +32,7 @@ pub(crate) use history_file::{HistoryFile, Ran};
 pub(crate) use junit_file::TCRUNNER as JUNIT_ROOT;
 pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
 pub(crate) use outputs::FileOutput;
+pub(crate) use passthrough::StderrText;
 pub(crate) use pipeline::{open_files, Pipeline};
 pub(crate) use summary::Summary;
 pub(crate) use transport::{Socket, SocketError, Transport};

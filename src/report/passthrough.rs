@@ -1,7 +1,11 @@
 //! Plain text on its way to the stream: a line a test printed that would
 //! change the tree if a consumer parsed it is wrapped in a `message`, so the
 //! text stays visible but cannot start, finish or fail anything.
-use tcrunner_protocol::{ParseEvent, Parser};
+use std::io::{self, Write};
+
+use tcrunner_protocol::{ParseEvent, Parser, Timestamp, Value, Writer, WriterOptions};
+
+use crate::cli::OutputConfig;
 
 /// Messages a test may legitimately send to the build (statistics, status
 /// text); everything else it prints in service-message form is neutralised.
@@ -73,8 +77,19 @@ impl TextFilter {
         // write it now so progress text stays live.
         if self.pending.is_empty() && !rest.contains(&b'#') {
             emit(Piece::Text(rest));
-        } else {
-            self.pending.extend_from_slice(rest);
+            return;
+        }
+        self.pending.extend_from_slice(rest);
+        // Nor can what comes before a possible start of a marker (`#`,
+        // `##team`) in a line that holds no marker yet: it goes now too, so
+        // a progress bar drawn in `#`s stays live. Should the rest of the
+        // line bring a message, that rest is judged on its own.
+        if !contains(&self.pending, MARKER) {
+            let cut = self.pending.len() - marker_start_len(&self.pending);
+            if cut > 0 {
+                emit(Piece::Text(&self.pending[..cut]));
+                self.pending.drain(..cut);
+            }
         }
     }
 
@@ -128,6 +143,98 @@ impl TextFilter {
         parser.finish(&mut check);
         ok && count(line, MARKER) == messages
     }
+}
+
+/// Writes a blocked line as a `message` with `status='NORMAL'` (IntelliJ
+/// reads `status` without checking that it is there), ending in a line
+/// break where the IDE prints the text as it is (`line_break`).
+pub(crate) fn write_blocked<W: Write>(
+    writer: &mut Writer<W>,
+    mut line: String,
+    timestamps: bool,
+    line_break: bool,
+) -> io::Result<()> {
+    if line_break {
+        line.push('\n');
+    }
+    let at = timestamps.then(Timestamp::now_utc);
+    let attrs = [
+        ("text", Value::Text(&line)),
+        ("status", Value::Text("NORMAL")),
+    ];
+    writer.message_parts("message", &attrs, at)
+}
+
+/// The framework's stderr on its way to tcrunner's. IntelliJ reads service
+/// messages on stderr as it does on stdout, so where the stream is service
+/// messages, a line there that would change the tree goes out as a
+/// `message` too, on stderr, in its place; elsewhere (the human view, no
+/// stream) the text goes as it is.
+pub(crate) struct StderrText<E: Write> {
+    writer: Writer<E>,
+    filter: Option<TextFilter>,
+    timestamps: bool,
+    line_break: bool,
+}
+
+impl<E: Write> StderrText<E> {
+    pub(crate) fn new(out: E, config: &OutputConfig) -> Self {
+        let intellij = config.dialect == crate::cli::Dialect::Intellij;
+        StderrText {
+            writer: Writer::with_options(out, WriterOptions { flush_each: false }),
+            filter: config
+                .dialect
+                .writes_messages()
+                .then(|| TextFilter::new(config.block_service_messages, intellij)),
+            timestamps: config.timestamps,
+            line_break: intellij,
+        }
+    }
+
+    /// Passes `bytes` on; a line that may still grow into a service message
+    /// waits for its end or [`StderrText::finish`].
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.filter.is_none() {
+            self.writer.text(bytes)?;
+            return self.writer.flush();
+        }
+        self.filtered(|filter, emit| filter.push(bytes, emit))
+    }
+
+    /// Writes out an unfinished last line.
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.filtered(|filter, emit| filter.finish(emit))
+    }
+
+    fn filtered(
+        &mut self,
+        feed: impl FnOnce(&mut TextFilter, &mut dyn FnMut(Piece<'_>)),
+    ) -> io::Result<()> {
+        let Some(filter) = &mut self.filter else {
+            return Ok(());
+        };
+        let mut result = Ok(());
+        let (writer, timestamps, line_break) = (&mut self.writer, self.timestamps, self.line_break);
+        feed(filter, &mut |piece| {
+            if result.is_ok() {
+                result = match piece {
+                    Piece::Text(text) => writer.text(text),
+                    Piece::Blocked(line) => write_blocked(writer, line, timestamps, line_break),
+                };
+            }
+        });
+        result?;
+        self.writer.flush()
+    }
+}
+
+/// How many bytes at the end of `text` may begin a marker: the longest
+/// proper prefix of `##teamcity[` that `text` ends with.
+fn marker_start_len(text: &[u8]) -> usize {
+    (1..MARKER.len())
+        .rev()
+        .find(|&n| text.ends_with(&MARKER[..n]))
+        .unwrap_or(0)
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -231,7 +338,61 @@ mod tests {
     }
 
     #[test]
+    fn stderr_lines_that_would_change_the_tree_go_out_as_messages() {
+        let mut err = StderrText {
+            writer: Writer::new(Vec::new()),
+            filter: Some(TextFilter::new(false, true)),
+            timestamps: false,
+            line_break: true,
+        };
+        err.write(b"warn\n##teamcity[testFailed name='x']\n##team")
+            .unwrap();
+        // The unfinished line may still become a message: it waits.
+        assert_eq!(
+            String::from_utf8_lossy(err.writer.get_mut()),
+            "warn\n##teamcity[message text='##teamcity|[testFailed name=|'x|'|]|n' status='NORMAL']\n"
+        );
+        err.write(b"city[x").unwrap();
+        err.finish().unwrap();
+        assert!(
+            String::from_utf8_lossy(err.writer.get_mut())
+                .ends_with("##teamcity[message text='##teamcity|[x|n' status='NORMAL']\n"),
+            "{:?}",
+            String::from_utf8_lossy(err.writer.get_mut())
+        );
+    }
+
+    #[test]
     fn partial_lines_without_a_hash_flow_immediately() {
         assert_eq!(filter(&[b"...", b"..\n"], false), ["T:...", "T:..\n"]);
+    }
+
+    #[test]
+    fn only_a_possible_start_of_a_marker_waits() {
+        // A progress bar in `#`s goes as it is drawn, but for its last two
+        // `#`s; a trailing `##team` waits, and turns out to start a message
+        // that is blocked.
+        assert_eq!(
+            filter(
+                &[
+                    b"\r 50%|#####",
+                    b"     |\r 60%|######",
+                    b"|##team",
+                    b"city[testFailed name='x']\n"
+                ],
+                false
+            ),
+            [
+                "T:\r 50%|###",
+                "T:##     |\r 60%|####",
+                "T:##|",
+                "B:##teamcity[testFailed name='x']"
+            ]
+        );
+        // A line that holds a marker waits whole for its end.
+        assert_eq!(
+            filter(&[b"a ##teamcity[testFailed", b" name='x'] b\n"], false),
+            ["B:a ##teamcity[testFailed name='x'] b"]
+        );
     }
 }

@@ -10,7 +10,7 @@ use crate::frameworks::{self, Request, SetupError};
 use crate::process::{Child, Sandbox};
 
 use crate::report::{
-    self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart, Transport,
+    self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart, StderrText, Transport,
 };
 
 mod diagnose;
@@ -336,7 +336,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         grace: Duration::from_secs_f64(raw.grace_period),
         stop_after_failures: session.stop_after_failures(),
     };
-    let mut state = State::new(framework, socket);
+    let mut state = State::new(framework, socket, StderrText::new(io::stderr(), &output));
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
         Ok(ending) => ending,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,
@@ -352,6 +352,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         &limits,
         &launch.spec.program,
     );
+    state.end_stderr();
     // Finished whatever happened to the stream: the files get their end.
     let finished = pipeline.finish(|summary, groups| {
         let code = match ending {

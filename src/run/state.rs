@@ -10,7 +10,7 @@ use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
-use crate::report::{Pipeline, Problem, ProblemKind, Socket, Summary};
+use crate::report::{Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
 
 use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
@@ -75,10 +75,16 @@ pub(super) struct State {
     socket: Option<Socket>,
     /// Tests that failed so far, for `--sw`.
     failures: u32,
+    /// Where the framework's stderr goes.
+    stderr_out: StderrText<io::Stderr>,
 }
 
 impl State {
-    pub(super) fn new(framework: &'static dyn Framework, socket: Option<Socket>) -> State {
+    pub(super) fn new(
+        framework: &'static dyn Framework,
+        socket: Option<Socket>,
+        stderr_out: StderrText<io::Stderr>,
+    ) -> State {
         State {
             framework,
             name: framework.name(),
@@ -99,6 +105,7 @@ impl State {
             problems: Vec::new(),
             socket,
             failures: 0,
+            stderr_out,
         }
     }
 
@@ -227,10 +234,13 @@ impl State {
     }
 
     fn stderr(&mut self, bytes: &[u8]) {
-        let mut err = io::stderr().lock();
-        let _ = err.write_all(bytes);
-        let _ = err.flush();
+        let _ = self.stderr_out.write(bytes);
         keep_tail(&mut self.stderr_tail, bytes);
+    }
+
+    /// Writes out the framework's unfinished last line of stderr, if any.
+    pub(super) fn end_stderr(&mut self) {
+        let _ = self.stderr_out.finish();
     }
 
     fn problem(&mut self, kind: ProblemKind, message: &str) {
