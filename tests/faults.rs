@@ -102,6 +102,23 @@ fn pytest_exit_in_a_test_fails_it_with_the_reason_and_keeps_the_code() {
     );
 }
 
+/// A test that closes every descriptor above stderr closes the event pipe
+/// too: the reporter goes on in pytest's stdout, and no result is lost.
+/// (With fd capture pytest itself dies there; `-s` sends events in stdout
+/// from the start.) pytest exits 1 either way: its log handler's descriptor
+/// went as well.
+#[test]
+fn a_test_closing_the_event_pipe_loses_no_result() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_closes_fds.py", "--", "--capture=sys"])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    for name in ["test_before", "test_closes_fds", "test_after"] {
+        assert!(run.passed(name), "{name}\n{}", run.describe());
+    }
+}
+
 #[test]
 fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
     let project = pytest_project();
