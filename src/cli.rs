@@ -236,13 +236,18 @@ pub(crate) struct RawRun {
     #[arg(long)]
     pub collect_only: bool,
     /// Fail a single test that runs longer than SECS.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Stop the whole run after SECS.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub session_timeout: Option<f64>,
     /// Time between SIGTERM and SIGKILL when stopping the framework.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        allow_negative_numbers = true,
+        default_value_t = 5.0
+    )]
     pub grace_period: f64,
     /// Neutralise every service message a test prints (on stdout or stderr),
     /// not only tree-changing ones: each is kept as the text of a `message`.

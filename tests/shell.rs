@@ -45,6 +45,27 @@ fn an_unknown_shell_is_a_usage_error() {
     assert_eq!(run.status.code(), Some(64));
 }
 
+/// A negative number of seconds is refused by its own rule, in one line,
+/// not taken for an unknown option.
+#[test]
+fn negative_seconds_are_refused_in_one_line() {
+    for (option, rule) in [
+        ("--timeout", "must be a positive number of seconds"),
+        ("--session-timeout", "must be a positive number of seconds"),
+        (
+            "--grace-period",
+            "must be zero or a positive number of seconds",
+        ),
+    ] {
+        let run = output(&mut tcrunner(&[option, "-1"]));
+        assert_eq!(run.status.code(), Some(64), "{option}");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stderr),
+            format!("tcrunner: {option}: {rule}\n")
+        );
+    }
+}
+
 #[test]
 fn the_man_page_is_made_from_the_same_options() {
     let page = stdout_of(&["man"]);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Why an output file cannot be written.
 #[derive(Debug, thiserror::Error)]
-#[error("{option} {}: cannot write: {source}", path.display())]
+#[error("{option} {}: cannot write", path.display())]
 pub(crate) struct FileError {
     /// The option that named the file.
     pub option: &'static str,
