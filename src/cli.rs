@@ -611,8 +611,14 @@ pub(crate) enum Config {
     /// `ide install`: the folder to write the runner scripts into.
     IdeInstall(PathBuf),
     Doctor(RawDoctor),
-    /// `tcrunner history`: the history folder and the framework asked for.
-    History(std::path::PathBuf, Option<FrameworkName>),
+    /// `tcrunner history`: the project, the history folder and the framework asked for.
+    History {
+        /// The project named by `--project`, which must be a folder.
+        project: Option<PathBuf>,
+        /// Where the history is.
+        dir: PathBuf,
+        framework: Option<FrameworkName>,
+    },
 }
 
 /// `--version`'s long form: the embedded reporters ship inside the binary,
@@ -737,11 +743,15 @@ impl Config {
             }
             Some(RawCommand::Doctor(doctor)) => Config::Doctor(doctor),
             Some(RawCommand::History(h)) => {
-                let project = h.project.unwrap_or_else(|| PathBuf::from("."));
-                let dir = h
-                    .cache_dir
-                    .unwrap_or_else(|| project.join(crate::history::DEFAULT_DIR));
-                Config::History(dir, h.framework)
+                let dir = h.cache_dir.unwrap_or_else(|| {
+                    let project = h.project.clone().unwrap_or_else(|| PathBuf::from("."));
+                    project.join(crate::history::DEFAULT_DIR)
+                });
+                Config::History {
+                    project: h.project,
+                    dir,
+                    framework: h.framework,
+                }
             }
             None => {
                 let mut output = OutputConfig::from_raw(args.run.output.clone(), env);

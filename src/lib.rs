@@ -74,9 +74,20 @@ fn dispatch(config: cli::Config) -> i32 {
         cli::Config::Doctor(doctor) => {
             doctor::run(&doctor, stdout).map_err(|e| (e.exit_code(), anyhow::Error::new(e)))
         }
-        cli::Config::History(dir, framework) => {
+        cli::Config::History {
+            project,
+            dir,
+            framework,
+        } => {
             let name = framework.map(|f| f.framework().name());
-            history::show(&dir, name, stdout).map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e)))
+            match project.filter(|p| !p.is_dir()) {
+                Some(project) => Err((
+                    exit::NO_INPUT,
+                    anyhow::anyhow!("--project {}: no such directory", project.display()),
+                )),
+                None => history::show(&dir, name, stdout)
+                    .map_err(|e| (exit::IO_ERROR, anyhow::Error::new(e))),
+            }
         }
         cli::Config::Man => {
             let mut stdout = stdout;

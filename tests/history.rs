@@ -993,6 +993,20 @@ fn tcrunner_history_shows_failures_the_slowest_and_the_stepwise_position() {
             project.path().join(".tcrunner").display()
         )
     );
+    // A project that is not there is bad input, not an empty history.
+    let missing = project.path().join("missing");
+    let out = util::tcrunner(&["history", "--project"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(66));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "tcrunner: --project {}: no such directory\n",
+            missing.display()
+        )
+    );
 }
 
 #[test]
