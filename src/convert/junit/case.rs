@@ -61,6 +61,7 @@ impl Case {
         self.file = None;
         self.line = None;
         self.not_run = false;
+        self.titles = None;
         self.reruns = 0;
     }
 

@@ -73,10 +73,6 @@ struct State {
     /// The element being captured and its text so far.
     capture: Option<(Capture, Problem)>,
     seen_root: bool,
-    /// The last sent case's `classname`, kept for its buffer.
-    spare_classname: String,
-    /// A buffer for the next case's `name`.
-    spare_name: String,
     /// Bytes read past quick-xml (plain empty test cases, taken directly);
     /// added to its positions to give positions in the file.
     skipped: u64,
@@ -89,7 +85,7 @@ struct State {
     /// and pytest-rerunfailures each attempt it reran before the next
     /// ([`pytest::is_rerun`]); a live run shows one test.
     held: Option<Case>,
-    /// The buffers of the last held case, for the next one.
+    /// The last case done with, whose buffers the next case is read into.
     spare: Case,
 }
 
@@ -195,23 +191,16 @@ impl State {
         }
     }
 
-    /// An empty case, with the name buffers of earlier ones.
+    /// An empty case, with the buffers of the last one done with.
     fn new_case(&mut self) -> Case {
-        let mut classname = std::mem::take(&mut self.spare_classname);
-        classname.clear();
-        let mut name = std::mem::take(&mut self.spare_name);
-        name.clear();
-        Case {
-            classname,
-            name,
-            ..Case::default()
-        }
+        let mut case = std::mem::take(&mut self.spare);
+        case.reset();
+        case
     }
 
-    /// Keeps the name buffers of a case that is done with.
+    /// Keeps the buffers of a case that is done with.
     fn recycle(&mut self, case: Case) {
-        self.spare_classname = case.classname;
-        self.spare_name = case.name;
+        self.spare = case;
     }
 
     /// A case from the attribute text of its `<testcase>`, if every
@@ -358,7 +347,8 @@ impl State {
                 // An attempt that was rerun: this case is the test's.
                 case.reruns = held.reruns + 1;
                 held.output.clear();
-                self.spare = self.held.take().expect("held");
+                let rerun = self.held.take().expect("held");
+                self.recycle(rerun);
             } else {
                 let teardown = pytest::add_teardown(held, case);
                 self.send_held(out)?;
@@ -371,8 +361,8 @@ impl State {
             && (pytest::teardown_may_follow(case)
                 || pytest::rerun_may_follow(case) && self.suites.is_pytest(case))
         {
-            // Held over the buffers of the last held case, which the next
-            // case is read into.
+            // Held as it is; the caller recycles the spare buffers left in
+            // `case`.
             let mut held = std::mem::take(&mut self.spare);
             std::mem::swap(&mut held, case);
             self.held = Some(held);
@@ -386,7 +376,7 @@ impl State {
         match self.held.take() {
             Some(mut held) => {
                 let sent = self.suites.send(&mut held, out);
-                self.spare = held;
+                self.recycle(held);
                 sent
             }
             None => Ok(()),
