@@ -109,11 +109,12 @@ pub(super) fn prepare(
         }
         plan.skip.clear();
     }
-    // Shards run one after another on this history split as its first
-    // one did: each one's run updates the durations they split by.
     let mut shard_round = None;
-    let mut split_by = &history.tests;
+    let mut shard_order = serde_json::Value::Null;
     if let Some(shard) = shard {
+        // Shards run one after another on this history split as its first
+        // one did: each one's run updates the durations they split by.
+        let mut split_by = &history.tests;
         if let Some(going_on) = history.shard_round_under_way(shard.index, shard.count) {
             split_by = &going_on.tests;
             plan.notes.push(format!(
@@ -125,11 +126,8 @@ pub(super) fn prepare(
             ));
         }
         shard_round = Some(history.shard_round_after(shard.index, shard.count));
-    }
-    // The reporter's own split (pytest's plugin), by test.
-    let mut shard_order = serde_json::Value::Null;
-    if let Some(shard) = shard {
         match framework.test_files(request) {
+            // The reporter's own split (pytest's plugin), by test.
             None => {
                 let durations: serde_json::Map<String, serde_json::Value> = split_by
                     .iter()
