@@ -7,10 +7,14 @@ bool, "known": [ids]}``. An id is a node id, or a file's path relative to
 the root (every test of that file). After every other plugin has chosen and
 ordered the items (``-k``, ``-m``, the project's own hooks):
 
-- with ``only``, files that hold none of those are not collected;
+- with ``only``, the folders and files that hold those are collected
+  first, and once one of them is seen to hold one, files that hold none
+  are not collected, as pytest's own ``--lf`` does;
 - the ``skip`` ones are deselected, as pytest's stepwise plugin deselects
   the tests already passed, and so are those ``only`` (``--lf``) and
-  ``batch`` (TeamCity's parallel tests batch) leave out;
+  ``batch`` (TeamCity's parallel tests batch) leave out; when none of the
+  ``only`` ones was collected (each renamed or deleted since), everything
+  collected runs, and a line says so;
 - ``--shard`` keeps this shard's items, split as ``src/history/shard.rs``
   splits: longest first into the least loaded shard, ties by node id, a test
   with no recorded duration weighing the mean of those recorded, every test
@@ -77,6 +81,9 @@ class _Order(_Plugin):
         # Their files, relative to the root as pytest names them: the files
         # to collect at all (see ``pytest_make_collect_report``).
         self._only_files = set(name.split("::", 1)[0] for name in self._only)
+        # Files are left out only once a file has been seen to hold one of
+        # ``only``: until then each of them may have been renamed away.
+        self._skipping = False
         self._batch = set(order.get("batch") or ())
         self._shard = order.get("shard")
         self._say = say
@@ -101,16 +108,46 @@ class _Order(_Plugin):
         arguments it was given: ids are relative to pytest's root, which
         the failures' files as arguments could move (an ini file beside
         them, a root above the project)."""
-        if self._only_files and isinstance(collector, pytest.File) and collector.nodeid not in self._only_files:
+        if self._skipping and isinstance(collector, pytest.File) and collector.nodeid not in self._only_files:
             return pytest.CollectReport(collector.nodeid, "passed", None, [])
         return None
+
+    @pytest.hookimpl(wrapper=True, specname="pytest_make_collect_report")
+    def pytest_make_collect_report_in_order(self, collector):
+        """With ``only``: the folders and files that hold those tests are
+        collected first, and a file seen to hold one of them starts the
+        skipping above, as pytest's own ``--lf`` orders and skips."""
+        report = yield
+        if not self._only_files or self._skipping or not report.result:
+            return report
+        if isinstance(collector, pytest.File):
+            if collector.nodeid in self._only_files and any(self._holds_only(node.nodeid) for node in report.result):
+                self._skipping = True
+        else:
+            report.result.sort(key=lambda node: not self._leads_to_only(node.nodeid))
+        return report
+
+    def _holds_only(self, nodeid):
+        """Whether the node ``nodeid`` is, or holds, one of ``only``."""
+        return nodeid in self._only or any(name.startswith(nodeid + "::") for name in self._only)
+
+    def _leads_to_only(self, nodeid):
+        """Whether the folder or file ``nodeid`` holds a file of ``only``."""
+        return any(name == nodeid or name.startswith(nodeid + "/") for name in self._only_files)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config, items):
         self._deselect(config, items, lambda item: self._named(item, self._skip))
-        for keep in (self._only, self._batch):
-            if keep:
-                self._deselect(config, items, lambda item: not self._named(item, keep))
+        if self._only and not any(self._named(item, self._only) for item in items):
+            if self._say is not None:
+                self._say(
+                    "run-last-failure: %d known failures not in selected tests; running what was collected"
+                    % len(self._only)
+                )
+        elif self._only:
+            self._deselect(config, items, lambda item: not self._named(item, self._only))
+        if self._batch:
+            self._deselect(config, items, lambda item: not self._named(item, self._batch))
         if self._shard:
             kept, line = _split(items, self._shard)
             if len(kept) != len(items):

@@ -143,6 +143,54 @@ fn pytest_lf_within_a_path_and_a_moved_cache_dir() {
     assert_eq!(started(&run).len(), 3);
 }
 
+/// As pytest's own `--lf`: the folders and files of the failures are
+/// collected first and the others not at all once a failure is found; when
+/// none of the failures is collected any more (renamed, deleted), what was
+/// collected runs. A run pytest refused records no failure.
+#[test]
+fn pytest_lf_collects_the_failures_first_and_runs_all_when_they_are_gone() {
+    let project = Project::copy("history/pytest");
+    project.write("a/test_one.py", &py_tests(&[("a", false), ("old", true)]));
+    project.write("b/test_two.py", &py_tests(&[("b", false)]));
+    project.write("c/test_three.py", &py_tests(&[("c", true)]));
+    pytest(&project, &[]).assert_code(1);
+
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(1).assert_clean();
+    assert_eq!(started(&run), ["test_old", "test_c"]);
+    // b/test_two.py holds no failure: never collected, so nothing deselected there.
+    assert!(run.text().contains("1 deselected"), "{}", run.describe());
+
+    // c's failure is fixed and a's renamed: no failure is left to find,
+    // and everything runs.
+    project.write("c/test_three.py", &py_tests(&[("c", false)]));
+    pytest(&project, &["--path", "c"]).assert_code(0);
+    project.write("a/test_one.py", &py_tests(&[("a", false), ("new", false)]));
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(0).assert_clean();
+    assert_eq!(started(&run), ["test_a", "test_new", "test_b", "test_c"]);
+    assert!(
+        run.text().contains(
+            "message text='run-last-failure: 1 known failures not in selected tests; running what was collected'"
+        ),
+        "{}",
+        run.describe()
+    );
+
+    // pytest refusing a target is no test of the suite's: nothing recorded.
+    // (test_old stays recorded until a full run, as in pytest's cache.)
+    pytest(&project, &["--target", "a/test_one.py::test_gone"]).assert_code(4);
+    let recorded =
+        std::fs::read_to_string(project.path().join(".tcrunner/history-pytest.json")).unwrap();
+    assert!(!recorded.contains("did not start"), "{recorded}");
+    let run = pytest(&project, &["--lf"]);
+    run.assert_code(0);
+    assert_eq!(
+        line(&run.text(), "run-last-failure:"),
+        Some("run-last-failure: 1 failed tests of 5")
+    );
+}
+
 /// `--lf` keeps the run's arguments: the recorded ids are relative to
 /// pytest's root, which the failures' files given as arguments would move
 /// (an ini file beside them; a root above the project).

@@ -56,32 +56,32 @@ impl HistoryFile {
             .replace('\\', "/")
     }
 
-    /// The stable id, file and whether it stands for its whole file.
-    fn name(&self, node: &Opened<'_>) -> (String, String, bool) {
+    /// The stable id, file and whether it stands for its whole file; none
+    /// for a node no file of the suite holds (tcrunner's own `pytest did
+    /// not start`, pytest's `<internal error>`), which no run can select.
+    fn name(&self, node: &Opened<'_>) -> Option<(String, String, bool)> {
         let source = node.node.id.as_str();
-        if self.own_ids {
-            let file = source.split("::").next().unwrap_or(source).to_owned();
-            return (source.to_owned(), file, source.ends_with("::<collection>"));
-        }
-        // jest's and vitest's reporters end a test's JSON id with its index
-        // among same-titled tests, -1 for a failure no test carries.
-        let whole_file = source.ends_with(",-1]");
         let mut titles = vec![node.node.name.as_str()];
-        let mut file = node.node.file.as_deref().map(|f| self.relative(f));
+        let mut file = node.node.file.as_deref();
         let mut parent = node.parent;
         while let Some(suite) = self.suites.get(&parent) {
             if suite.kind == NodeKind::File || suite.kind == NodeKind::Dir {
-                if let Some(f) = &suite.file {
-                    file = Some(self.relative(f));
-                }
+                file = suite.file.as_deref().or(file);
                 break;
             }
             titles.push(&suite.name);
             parent = suite.parent;
         }
+        let file = self.relative(file?);
+        if self.own_ids {
+            let file = source.split("::").next().unwrap_or(source).to_owned();
+            return Some((source.to_owned(), file, source.ends_with("::<collection>")));
+        }
+        // jest's and vitest's reporters end a test's JSON id with its index
+        // among same-titled tests, -1 for a failure no test carries.
+        let whole_file = source.ends_with(",-1]");
         titles.reverse();
-        let file = file.unwrap_or_default();
-        (format!("{file}::{}", titles.join(" > ")), file, whole_file)
+        Some((format!("{file}::{}", titles.join(" > ")), file, whole_file))
     }
 }
 
@@ -107,7 +107,9 @@ impl Output for HistoryFile {
             }
             TreeEvent::Finished { node, result } => {
                 self.tests.remove(&node.id);
-                let (id, file, whole_file) = self.name(node);
+                let Some((id, file, whole_file)) = self.name(node) else {
+                    return Ok(());
+                };
                 let verdict = match result.outcome.verdict() {
                     Verdict::Passed => Recorded::Passed,
                     Verdict::Failed => Recorded::Failed,
