@@ -788,14 +788,16 @@ class _Reporter(_Plugin):
     def pytest_keyboard_interrupt(self, excinfo):
         # pytest.exit() in a test or its fixtures: pytest stops the session on
         # purpose and never reports the test. It ends as an error that says
-        # why and where, instead of looking like pytest died under it. A
-        # KeyboardInterrupt (Ctrl-C, tcrunner stopping pytest) leaves the test
-        # running, for tcrunner to mark it stopped.
+        # why and where, instead of looking like pytest died under it; with
+        # a code of 0 (a clean stop) it is left running, for tcrunner to mark
+        # it stopped. A KeyboardInterrupt (Ctrl-C, tcrunner stopping pytest)
+        # leaves the test running too.
         try:
             exited = isinstance(excinfo.value, pytest.exit.Exception)
-            if exited and not self.running:
-                # pytest.exit() outside any test (a conftest giving up): the
-                # run stops on purpose, and pytest's code stands.
+            if exited and (not self.running or excinfo.value.returncode == 0):
+                # pytest.exit() outside any test (a conftest giving up), or a
+                # clean stop: the run stops on purpose, and pytest's code stands.
+                self._send_running_output()
                 self.log("warning", _PYTEST_EXIT + str(excinfo.value.msg))
                 self.writer.flush()
                 return

@@ -102,6 +102,28 @@ fn pytest_exit_in_a_test_fails_it_with_the_reason_and_keeps_the_code() {
     );
 }
 
+/// `pytest.exit(returncode=0)` inside a test is a clean stop: the test is
+/// stopped, not failed by a made-up error. The run still exits 1, as for
+/// any test that did not pass: code under test cannot end a graded run
+/// early with a success.
+#[test]
+fn pytest_exit_with_code_0_in_a_test_stops_it_and_exits_1() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_exit.py"])
+        .env("FAULT_HOW", "pytest-exit-0")
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    assert!(run.passed("test_before"), "{}", run.describe());
+    assert!(run.was_stopped("test_dies"), "{}", run.describe());
+    assert!(!run.has_test("test_never_runs"), "{}", run.describe());
+    assert_contains(
+        &run.text(),
+        "message text='pytest.exit: enough for today' status='WARNING'",
+        &run,
+    );
+}
+
 /// A test that closes every descriptor above stderr closes the event pipe
 /// too: the reporter goes on in pytest's stdout, and no result is lost.
 /// (With fd capture pytest itself dies there; `-s` sends events in stdout

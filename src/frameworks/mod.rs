@@ -178,8 +178,9 @@ pub(crate) trait Framework {
         false
     }
     /// Whether a run-level log line of our reporter says the framework
-    /// stopped the run on purpose outside any test; its exit code then
-    /// stands. By default no line says so.
+    /// stopped the run on purpose, outside any test or with a code of 0
+    /// inside one (whose tests are then stopped); its exit code stands. By
+    /// default no line says so.
     fn stopped_on_purpose(&self, _log: &str) -> bool {
         false
     }

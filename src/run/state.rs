@@ -65,8 +65,9 @@ pub(super) struct State {
     setup_failure: Option<String>,
     /// It never loaded because it is not installed.
     unavailable: bool,
-    /// The framework stopped the run on purpose outside any test
-    /// ([`Framework::stopped_on_purpose`]): its exit code stands.
+    /// The framework stopped the run on purpose, outside any test or
+    /// cleanly inside one ([`Framework::stopped_on_purpose`]): its exit
+    /// code stands.
     stopped_on_purpose: bool,
     /// What went wrong with the run as a whole, as found.
     problems: Vec<Problem>,
@@ -516,7 +517,10 @@ impl State {
             })
             .collect();
         let details = (!said.is_empty()).then(|| said.join("\n\n"));
-        if !running.is_empty() && status.code().is_some_and(|c| self.framework.interrupted(c)) {
+        if !running.is_empty() && self.stopped_on_purpose {
+            // A clean stop inside a test (pytest.exit with code 0), said in
+            // the log already: the tests it left are stopped.
+        } else if !running.is_empty() && status.code().is_some_and(|c| self.framework.interrupted(c)) {
             // The framework's own "interrupted": it wound down and said so;
             // the tests it left are stopped, not crashed under.
             let text = format!("{name} was interrupted during {}", running.join(", "));
@@ -577,7 +581,14 @@ impl State {
             return if code == 0 { 0 } else { exit::NO_TESTS };
         }
         if self.stopped_on_purpose {
-            return code;
+            // pytest.exit(returncode=0) inside a test: a run whose tests did
+            // not all finish never succeeds, or code under test could end a
+            // grading run early with a pass.
+            return if summary.any_failed() && code == 0 {
+                exit::TESTS_FAILED
+            } else {
+                code
+            };
         }
         // The framework's own "the run itself failed" codes.
         let own = self.framework.run_failure_code(code);
