@@ -336,18 +336,24 @@ impl Tree {
             children.entry(parent).or_default().push(id);
         }
         let mut next_id = self.next_id;
-        let mut stack: Vec<(&str, u64, bool)> = children
+        // (node, its parent's id and flow, whether it is closing); flows as
+        // a live run places them: a file starts its own, the rest take
+        // their parent's.
+        let mut stack: Vec<(&str, u64, Option<u64>, bool)> = children
             .get(&None)
             .into_iter()
             .flatten()
             .rev()
             .map(|id| {
                 let live_parent = self.declared[*id].parent.as_deref().and_then(open_live);
-                (*id, live_parent.unwrap_or(self.offset), false)
+                let flow = live_parent
+                    .and_then(|p| self.live.get(&p))
+                    .map(|l| l.place.flow);
+                (*id, live_parent.unwrap_or(self.offset), flow, false)
             })
             .collect();
         let mut opened: HashMap<&str, Opened<'_>> = HashMap::new();
-        while let Some((id, parent, closing)) = stack.pop() {
+        while let Some((id, parent, parent_flow, closing)) = stack.pop() {
             if closing {
                 out.event(TreeEvent::TreeSuiteEnd(&opened[id]))?;
                 continue;
@@ -355,10 +361,14 @@ impl Tree {
             let node = &self.declared[id];
             let kids = children.get(&Some(id));
             let is_test = node.kind == NodeKind::Test && kids.is_none();
+            let flow = match parent_flow {
+                Some(flow) if node.kind != NodeKind::File => flow,
+                _ => next_id,
+            };
             let me = Opened {
                 id: next_id,
                 parent,
-                flow: next_id,
+                flow,
                 is_test,
                 node,
             };
@@ -368,12 +378,12 @@ impl Tree {
                 continue;
             }
             out.event(TreeEvent::TreeSuite(&me))?;
-            stack.push((id, parent, true));
+            stack.push((id, parent, parent_flow, true));
             stack.extend(
                 kids.into_iter()
                     .flatten()
                     .rev()
-                    .map(|kid| (*kid, me.id, false)),
+                    .map(|kid| (*kid, me.id, Some(me.flow), false)),
             );
             opened.insert(id, me);
         }

@@ -307,6 +307,38 @@ fn a_pytest_run_writes_both_files_truthfully() {
     assert!(xml.contains("<system-out>"));
 }
 
+/// `--collect-only`: the JUnit file holds every collected test as skipped
+/// ("collected, not run"), each under its file's `<testsuite>` as in a run.
+#[test]
+fn a_collect_only_run_files_each_test_under_its_file() {
+    let project = Project::copy("pytest");
+    let dir = scratch("collect-only");
+    let junit = dir.join("junit.xml");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--collect-only", "--junit-xml", junit.to_str().unwrap()])
+        .run(Duration::from_secs(120));
+    // The fixture's broken import is a collection error, and its module
+    // skip a skipped node, as in a run: both run live.
+    run.assert_code(1);
+    let declared = run.count(&["##teamcity[suiteTreeNode "]);
+    let live = run.count(&["##teamcity[testStarted "]);
+    let cases = junitparser_cases(&junit);
+    assert!(declared > 5, "{}", run.describe());
+    assert_eq!(cases.len(), declared + live, "{cases:?}");
+    for [suite, classname, name, kind] in &cases {
+        let expected = if name == "<collection error>" {
+            "error"
+        } else {
+            "skipped"
+        };
+        assert_eq!(kind, expected, "{name}");
+        assert_eq!(suite, classname, "{name}");
+        assert!(suite.starts_with("tests/"), "{suite} holds {name}");
+    }
+    assert!(cases.iter().any(|c| c[0] == "tests/unit/test_classes.py"
+        && c[2] == "TestOuter > TestInner > test_inner_fails"));
+}
+
 #[test]
 fn jest_runs_write_both_files_truthfully() {
     for name in ["jest29", "jest30"] {

@@ -520,7 +520,9 @@ impl State {
         if !running.is_empty() && self.stopped_on_purpose {
             // A clean stop inside a test (pytest.exit with code 0), said in
             // the log already: the tests it left are stopped.
-        } else if !running.is_empty() && status.code().is_some_and(|c| self.framework.interrupted(c)) {
+        } else if !running.is_empty()
+            && status.code().is_some_and(|c| self.framework.interrupted(c))
+        {
             // The framework's own "interrupted": it wound down and said so;
             // the tests it left are stopped, not crashed under.
             let text = format!("{name} was interrupted during {}", running.join(", "));
