@@ -213,6 +213,42 @@ fn jest_dying_mid_test_fails_that_test_and_exits_71() {
     }
 }
 
+/// jest fails the run outside any test, every test passed: a global
+/// teardown that throws, or an uncaught error after the last test. The
+/// tree is green, so a run-level error says why, and a pass policy does
+/// not pass the run.
+#[test]
+fn a_run_failed_outside_any_test_is_a_run_level_error() {
+    let project = jest_project();
+    for (env, said) in [
+        (
+            "FAULT_TEARDOWN",
+            "jest exited with code 1 though no test failed: Error: Jest: Got error running globalTeardown",
+        ),
+        (
+            "FAULT_HOW",
+            "jest exited with code 1 though no test failed: Error: late boom",
+        ),
+    ] {
+        let json = project.path().join(format!("{env}.json"));
+        let run = Tcrunner::new(project.path())
+            .args(["--path", "late.test.js", "--json", json.to_str().unwrap()])
+            .env(env, "late")
+            .run(LIMIT);
+        assert_sound(&run, 1);
+        assert!(run.passed("passes"), "{env}\n{}", run.describe());
+        assert_contains(&run.text(), &format!("message text='{said}"), &run);
+        assert_contains(&run.stderr, &format!("tcrunner: {said}"), &run);
+        let doc = util::json(&json);
+        assert_eq!(doc["errors"][0]["kind"], "run_failed", "{doc}");
+        let graded = Tcrunner::new(project.path())
+            .args(["--path", "late.test.js", "--pass-policy", "all"])
+            .env(env, "late")
+            .run(LIMIT);
+        assert_sound(&graded, 75);
+    }
+}
+
 #[test]
 fn vitest_killed_mid_test_fails_that_test_and_exits_71() {
     let project = vitest_project();

@@ -68,6 +68,10 @@ pub(crate) enum ProblemKind {
     OutputGone,
     /// A report file `convert` read was missing or malformed.
     Input,
+    /// The framework exited with a failure code though no test failed:
+    /// an error outside any test (a global setup or teardown, an uncaught
+    /// error after the last test, a coverage or snapshot check).
+    RunFailed,
 }
 
 /// A run ends: its exit code and what went wrong with it as a whole.

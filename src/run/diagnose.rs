@@ -111,28 +111,51 @@ pub(super) fn framework_hint(
         );
     }
     let how = status.map_or_else(|| "stopped".to_owned(), describe);
-    // The line that says what is wrong, else the last one.
-    let lines: Vec<&str> = stderr
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    let at = lines
-        .iter()
-        .rposition(|l| l.to_lowercase().contains("error"))
-        .or(lines.len().checked_sub(1));
-    match at {
-        // A heading (`● Validation Error:`) needs its next line.
-        Some(i) if lines[i].ends_with(':') && i + 1 < lines.len() => {
-            format!(
-                "{name} {how} before reporting any test: {} {}",
-                lines[i],
-                lines[i + 1]
-            )
-        }
-        Some(i) => format!("{name} {how} before reporting any test: {}", lines[i]),
+    match reason(&stderr) {
+        Some(line) => format!("{name} {how} before reporting any test: {line}"),
         None => format!("{name} {how} before reporting any test"),
     }
+}
+
+/// The line of a framework's stderr that says what went wrong: the last
+/// that names an error, else the last line, leaving out what only points
+/// elsewhere (stack frames, code frames, links, runtime banners). A
+/// heading (`● Validation Error:`) comes with its next line.
+pub(super) fn reason(stderr: &str) -> Option<String> {
+    let said = |l: &&str| {
+        let code_frame = l
+            .trim_start_matches('>')
+            .trim_start()
+            .split_once('|')
+            .is_some_and(|(n, _)| n.trim().chars().all(|c| c.is_ascii_digit()));
+        !(l.is_empty()
+            || l.starts_with("at ")
+            || l.starts_with('|')
+            || code_frame
+            || l.starts_with("http://")
+            || l.starts_with("https://")
+            || l.ends_with("Documentation:")
+            || l.starts_with("Node.js v"))
+    };
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(said).collect();
+    const NAMES_AN_ERROR: [&str; 5] = [
+        "error",
+        "unrecognized",
+        "exit called",
+        "not found",
+        "invalid",
+    ];
+    let at = lines
+        .iter()
+        .rposition(|l| {
+            let lower = l.to_lowercase();
+            NAMES_AN_ERROR.iter().any(|w| lower.contains(w))
+        })
+        .or(lines.len().checked_sub(1))?;
+    Some(match lines.get(at + 1) {
+        Some(next) if lines[at].ends_with(':') => format!("{} {next}", lines[at]),
+        _ => lines[at].to_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -147,6 +170,30 @@ mod tests {
         assert_eq!(plain_text(b"plain \xff"), "plain \u{fffd}");
         // A sequence cut off at the end of the tail leaves nothing behind.
         assert_eq!(plain_text(b"cut \x1b[3"), "cut ");
+    }
+
+    #[test]
+    fn the_reason_is_the_line_that_names_the_error() {
+        use super::reason;
+        let unknown_option = "● Unrecognized CLI Parameter:\n\n  Unrecognized option \"lf\".\n\n  CLI Options Documentation:\n  https://jestjs.io/docs/cli\n";
+        assert_eq!(
+            reason(unknown_option).as_deref(),
+            Some("Unrecognized option \"lf\".")
+        );
+        let exit_in_hook = "  ● process.exit called with \"1\"\n\n      1 | beforeAll(() => process.exit(1));\n    > 2 | test('a', () => { throw new Error('x'); });\n        |                         ^\n      at Object.<anonymous> (a.test.js:1:27)\n";
+        assert_eq!(
+            reason(exit_in_hook).as_deref(),
+            Some("● process.exit called with \"1\"")
+        );
+        let uncaught = "/p/a.test.js:1\nError: late boom\n    at Timeout._onTimeout (/p/a.test.js:1:60)\n    at listOnTimeout (node:internal/timers:581:17)\n\nNode.js v20.20.2\n";
+        assert_eq!(reason(uncaught).as_deref(), Some("Error: late boom"));
+        let heading = "● Validation Error:\n\n  Option \"x\" must be of type:\n";
+        assert_eq!(
+            reason(heading).as_deref(),
+            Some("● Validation Error: Option \"x\" must be of type:")
+        );
+        assert_eq!(reason("only this\n").as_deref(), Some("only this"));
+        assert_eq!(reason("\n  \n"), None);
     }
 
     #[test]

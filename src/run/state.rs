@@ -12,7 +12,7 @@ use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 use crate::hash::FastMap;
 use crate::report::{Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
 
-use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text};
+use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text, reason};
 use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -69,6 +69,9 @@ pub(super) struct State {
     /// cleanly inside one ([`Framework::stopped_on_purpose`]): its exit
     /// code stands.
     stopped_on_purpose: bool,
+    /// The first run-level error our reporter said (jest's obsolete
+    /// snapshots, its `runExecError`): why the run failed, if it did.
+    reporter_error: Option<String>,
     /// What went wrong with the run as a whole, as found.
     problems: Vec<Problem>,
     /// The IDE's socket the messages go to, if they do: watched, as stdout
@@ -103,6 +106,7 @@ impl State {
             setup_failure: None,
             unavailable: false,
             stopped_on_purpose: false,
+            reporter_error: None,
             problems: Vec::new(),
             socket,
             failures: 0,
@@ -277,6 +281,12 @@ impl State {
             TestEvent::Log { text, .. } if self.framework.stopped_on_purpose(text) => {
                 self.stopped_on_purpose = true;
             }
+            TestEvent::Log {
+                level: LogLevel::Error,
+                text,
+            } if self.reporter_error.is_none() => {
+                self.reporter_error = Some(text.clone());
+            }
             TestEvent::Started { id } => {
                 self.running.entry(id.clone()).or_insert_with(Instant::now);
             }
@@ -399,6 +409,7 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
+                self.failed_outside_tests(pipeline)?;
                 if self.reported
                     && !self.crashed
                     && !self.stopped_on_purpose
@@ -496,6 +507,45 @@ impl State {
         self.problem(ProblemKind::NotStarted, &hint);
         self.setup_failure = Some(hint);
         Ok(())
+    }
+
+    /// The framework exited by itself with a failure code of its own though
+    /// every test it reported passed or was skipped: something outside any
+    /// test failed the run (a global setup or teardown, an uncaught error
+    /// after the last test, a coverage threshold, obsolete snapshots).
+    /// Without a run-level error a green tree would hide it, and a pass
+    /// policy would pass the run.
+    fn failed_outside_tests<W: Write>(&mut self, pipeline: &mut Pipeline<W>) -> io::Result<()> {
+        let Some(code) = self.status.and_then(|s| s.code()) else {
+            return Ok(());
+        };
+        let summary = pipeline.summary();
+        if code == 0
+            || !self.reported
+            || self.crashed
+            || self.stopped_on_purpose
+            || self.framework.run_failure_code(code)
+            || summary.total() == 0
+            || summary.any_failed()
+        {
+            return Ok(());
+        }
+        let why = self
+            .reporter_error
+            .clone()
+            .or_else(|| reason(&plain_text(&self.stderr_tail)));
+        let text = match why {
+            Some(why) => format!(
+                "{} exited with code {code} though no test failed: {why}",
+                self.name
+            ),
+            None => format!(
+                "{} exited with code {code} though no test failed",
+                self.name
+            ),
+        };
+        self.problem(ProblemKind::RunFailed, &text);
+        tell(pipeline, LogLevel::Error, text)
     }
 
     /// The framework exited by itself: a test still running means it died
