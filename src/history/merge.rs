@@ -31,19 +31,29 @@ pub(crate) fn merge(history: &mut History, ran: &[RanTest], full: bool) {
         let seen: std::collections::BTreeSet<&str> = ran.iter().map(|t| t.id.as_str()).collect();
         history.tests.retain(|id, _| seen.contains(id.as_str()));
     }
+    // Tests that share an id (same titles in one file, one file in two
+    // projects) are one entry: any failure fails it, and their times add
+    // up, as `--target` with that id runs them all.
+    let mut this_run: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for test in ran {
-        let first_seen = history.tests.get(&test.id).map_or(time, |e| e.first_seen);
-        history.tests.insert(
-            test.id.clone(),
-            Entry {
-                file: test.file.clone(),
-                verdict: test.verdict,
-                duration_ms: test.duration_ms,
-                first_seen,
-                last_run: time,
-                whole_file: test.whole_file,
-            },
-        );
+        let mut entry = Entry {
+            file: test.file.clone(),
+            verdict: test.verdict,
+            duration_ms: test.duration_ms,
+            first_seen: history.tests.get(&test.id).map_or(time, |e| e.first_seen),
+            last_run: time,
+            whole_file: test.whole_file,
+        };
+        if !this_run.insert(&test.id) {
+            let earlier = &history.tests[&test.id];
+            entry.duration_ms += earlier.duration_ms;
+            entry.verdict = match (earlier.verdict, test.verdict) {
+                (Verdict::Failed, _) | (_, Verdict::Failed) => Verdict::Failed,
+                (Verdict::Passed, _) | (_, Verdict::Passed) => Verdict::Passed,
+                _ => Verdict::Skipped,
+            };
+        }
+        history.tests.insert(test.id.clone(), entry);
     }
 }
 
@@ -93,5 +103,28 @@ mod tests {
         );
         let ids: Vec<&str> = history.tests.keys().map(String::as_str).collect();
         assert_eq!(ids, ["a.py::one", "b.py::t"]);
+    }
+
+    #[test]
+    fn tests_sharing_an_id_keep_any_failure_and_their_summed_time() {
+        let mut history = History::empty("vitest");
+        let same = |verdict| ran("d.test.js::same", verdict);
+        merge(
+            &mut history,
+            &[same(Verdict::Failed), same(Verdict::Passed)],
+            true,
+        );
+        assert_eq!(history.tests["d.test.js::same"].verdict, Verdict::Failed);
+        assert_eq!(history.tests["d.test.js::same"].duration_ms, 10);
+        merge(
+            &mut history,
+            &[same(Verdict::Skipped), same(Verdict::Passed)],
+            true,
+        );
+        assert_eq!(history.tests["d.test.js::same"].verdict, Verdict::Passed);
+        // A later run's first record replaces the earlier run's.
+        merge(&mut history, &[same(Verdict::Skipped)], true);
+        assert_eq!(history.tests["d.test.js::same"].verdict, Verdict::Skipped);
+        assert_eq!(history.tests["d.test.js::same"].duration_ms, 5);
     }
 }

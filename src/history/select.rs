@@ -67,6 +67,13 @@ fn normal(path: &Path) -> String {
     text.to_string_lossy().trim_end_matches('/').to_owned()
 }
 
+/// Whether the jest or vitest id `FILE::a > b` names its test by titles a
+/// `--target` can carry: none of them empty.
+fn nameable(id: &str) -> bool {
+    id.split_once("::")
+        .is_some_and(|(_, names)| names.split(" > ").all(|name| !name.is_empty()))
+}
+
 /// Whether the test `id` in `file` lies within what the request asked
 /// for (everything, when it names nothing).
 fn asked_for(request: &Request, id: &str, file: &str) -> bool {
@@ -117,7 +124,11 @@ pub(crate) fn plan(
                 thousands(all_failed.len())
             )
         } else if options.last_failed {
-            let whole = failed.iter().any(|(_, e)| e.whole_file);
+            // A file's load failure, or a test some of whose titles are
+            // empty (no target can name it), runs as its whole file.
+            let whole = failed
+                .iter()
+                .any(|(id, e)| e.whole_file || (files_as_paths && !nameable(id)));
             let mut targets: Vec<String> = Vec::new();
             let mut files: Vec<PathBuf> = Vec::new();
             for (id, entry) in &failed {
@@ -263,6 +274,26 @@ mod tests {
             ["run-last-failure: 2 known failures not in selected tests"]
         );
         assert_eq!(request.targets, ["a.test.js::two"]);
+    }
+
+    #[test]
+    fn a_failure_no_target_can_name_runs_its_file_whole() {
+        // describe('') and test(''): titles a `--target` cannot carry.
+        for id in ["e.test.js:: > t", "e.test.js::"] {
+            let h = history(&[(id, Verdict::Failed), ("b.test.js::one", Verdict::Failed)]);
+            let lf = Options {
+                last_failed: true,
+                ..Options::default()
+            };
+            let mut request = Request::default();
+            plan(&lf, &h, &mut request, true);
+            assert!(request.targets.is_empty(), "{id}: {:?}", request.targets);
+            assert_eq!(
+                request.paths,
+                [PathBuf::from("b.test.js"), PathBuf::from("e.test.js")],
+                "{id}"
+            );
+        }
     }
 
     #[test]

@@ -530,19 +530,17 @@ impl State {
         {
             return Ok(());
         }
-        let why = self
-            .reporter_error
-            .clone()
-            .or_else(|| reason(&plain_text(&self.stderr_tail)));
-        let text = match why {
-            Some(why) => format!(
-                "{} exited with code {code} though no test failed: {why}",
-                self.name
-            ),
-            None => format!(
-                "{} exited with code {code} though no test failed",
-                self.name
-            ),
+        let name = self.name;
+        // Our reporter's own error (jest's obsolete snapshots) is in the
+        // stream already: it becomes the run's error without being said twice.
+        if let Some(why) = self.reporter_error.clone() {
+            let text = format!("{name} exited with code {code} though no test failed: {why}");
+            self.problem(ProblemKind::RunFailed, &text);
+            return Ok(());
+        }
+        let text = match reason(&plain_text(&self.stderr_tail)) {
+            Some(why) => format!("{name} exited with code {code} though no test failed: {why}"),
+            None => format!("{name} exited with code {code} though no test failed"),
         };
         self.problem(ProblemKind::RunFailed, &text);
         tell(pipeline, LogLevel::Error, text)
