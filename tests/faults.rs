@@ -213,6 +213,36 @@ fn jest_dying_mid_test_fails_that_test_and_exits_71() {
     }
 }
 
+/// `process.exit(0)` in a jest hook ends the run inside the file, outside
+/// any test: with a code of 0 and the tree green (or empty), the files
+/// after it would be lost without a word. It is a crash, named by its file.
+#[test]
+fn jest_ending_the_run_inside_a_file_is_a_crash() {
+    let project = jest_project();
+    for (how, passed) in [("before", false), ("after", true)] {
+        let run = Tcrunner::new(project.path())
+            .args(["--path", "hook_exit.test.js"])
+            .env("FAULT_HOW", how)
+            .run(LIMIT);
+        assert_sound(&run, 71);
+        let said = "jest exited with code 0 outside any test while running hook_exit.test.js: the files after it did not run";
+        assert_contains(
+            &run.text(),
+            &format!("message text='{said}' status='ERROR'"),
+            &run,
+        );
+        assert_contains(&run.stderr, &format!("tcrunner: {said}"), &run);
+        assert!(
+            !run.text().contains("ran no tests"),
+            "{how}\n{}",
+            run.describe()
+        );
+        if passed {
+            assert!(run.passed("passes"), "{how}\n{}", run.describe());
+        }
+    }
+}
+
 /// jest fails the run outside any test, every test passed: a global
 /// teardown that throws, or an uncaught error after the last test. The
 /// tree is green, so a run-level error says why, and a pass policy does

@@ -516,6 +516,11 @@ fn made(dirs: impl IntoIterator<Item = PathBuf>) -> Result<Vec<PathBuf>, SetupEr
 }
 
 impl Framework for Jest {
+    /// `onTestFileStart` declares the file, its result ends it.
+    fn opens_files_as_they_run(&self) -> bool {
+        true
+    }
+
     /// jest's default cache folder, `jest_<uid in base 36>` in the temporary
     /// folder (`getCacheDirectory` in jest-config), which is `/tmp` in the
     /// sandbox: the host's own is kept, so the cache stays warm.

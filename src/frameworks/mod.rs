@@ -253,6 +253,15 @@ pub(crate) trait Framework {
     fn test_files(&self, _request: &Request) -> Option<Result<Vec<PathBuf>, SetupError>> {
         None
     }
+    /// Whether our reporter declares each test file as the framework starts
+    /// it, and ends it once its results are in (jest): a file still open
+    /// when the framework exits by itself means it ended the run inside
+    /// that file (a `process.exit` in a hook or at the top of the file).
+    /// By default files are declared as collected, and one may be left
+    /// unrun by a stop the framework was asked for.
+    fn opens_files_as_they_run(&self) -> bool {
+        false
+    }
     /// Whether the ids our reporter gives tests are names the framework's
     /// users know, to be shown as they are where tcrunner names a test. By
     /// default they are the reporter's own, and a test is named by its path
@@ -510,6 +519,11 @@ mod tests {
             assert_eq!(framework.name(), format!("{name:?}").to_lowercase());
             assert_eq!(framework.reports_on_import(), pytest, "{name:?}");
             assert_eq!(framework.users_know_ids(), pytest, "{name:?}");
+            assert_eq!(
+                framework.opens_files_as_they_run(),
+                *name == FrameworkName::Jest,
+                "{name:?}"
+            );
             assert_eq!(
                 framework.stopped_on_purpose("pytest.exit: giving up"),
                 pytest,

@@ -69,6 +69,9 @@ pub(super) struct State {
     /// cleanly inside one ([`Framework::stopped_on_purpose`]): its exit
     /// code stands.
     stopped_on_purpose: bool,
+    /// Test files the framework started and has not ended, by id, with
+    /// their names (jest: [`Framework::opens_files_as_they_run`]).
+    open_files: FastMap<String, String>,
     /// The first run-level error our reporter said (jest's obsolete
     /// snapshots, its `runExecError`): why the run failed, if it did.
     reporter_error: Option<String>,
@@ -107,6 +110,7 @@ impl State {
             unavailable: false,
             stopped_on_purpose: false,
             reporter_error: None,
+            open_files: FastMap::default(),
             problems: Vec::new(),
             socket,
             failures: 0,
@@ -290,6 +294,15 @@ impl State {
             TestEvent::Started { id } => {
                 self.running.entry(id.clone()).or_insert_with(Instant::now);
             }
+            TestEvent::Suite(node)
+                if node.kind == crate::event::NodeKind::File
+                    && self.framework.opens_files_as_they_run() =>
+            {
+                self.open_files.insert(node.id.clone(), node.name.clone());
+            }
+            TestEvent::SuiteDone { id } => {
+                self.open_files.remove(id);
+            }
             TestEvent::Finished(result) => {
                 self.running.remove(&result.id);
                 let failed_file = (result.outcome.verdict() == crate::event::Verdict::Failed)
@@ -409,6 +422,7 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
+                self.ended_inside_a_file(pipeline)?;
                 self.failed_outside_tests(pipeline)?;
                 if self.reported
                     && !self.crashed
@@ -507,6 +521,31 @@ impl State {
         self.problem(ProblemKind::NotStarted, &hint);
         self.setup_failure = Some(hint);
         Ok(())
+    }
+
+    /// The framework exited by itself, no test running, inside a file it
+    /// had started (jest: `process.exit` in a `beforeAll` or `afterAll`
+    /// hook, or at the top of the file): the run ended there, whatever its
+    /// code, and the files after it never ran. A crash, or a run that looks
+    /// whole (or empty) would hide them.
+    fn ended_inside_a_file<W: Write>(&mut self, pipeline: &mut Pipeline<W>) -> io::Result<()> {
+        let Some(status) = self.status else {
+            return Ok(());
+        };
+        if self.crashed || self.stopped_on_purpose || self.open_files.is_empty() {
+            return Ok(());
+        }
+        self.crashed = true;
+        let mut files: Vec<&str> = self.open_files.values().map(String::as_str).collect();
+        files.sort_unstable();
+        let text = format!(
+            "{} {} outside any test while running {}: the files after it did not run",
+            self.name,
+            describe(status),
+            files.join(", ")
+        );
+        self.problem(ProblemKind::Crash, &text);
+        tell(pipeline, LogLevel::Error, text)
     }
 
     /// The framework exited by itself with a failure code of its own though
