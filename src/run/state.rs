@@ -526,8 +526,8 @@ impl State {
     /// The framework exited by itself, no test running, inside a file it
     /// had started (jest: `process.exit` in a `beforeAll` or `afterAll`
     /// hook, or at the top of the file): the run ended there, whatever its
-    /// code, and the files after it never ran. A crash, or a run that looks
-    /// whole (or empty) would hide them.
+    /// code, and the files after it never ran. It is a crash: a run that
+    /// looked whole (or empty) would hide them.
     fn ended_inside_a_file<W: Write>(&mut self, pipeline: &mut Pipeline<W>) -> io::Result<()> {
         let Some(status) = self.status else {
             return Ok(());
