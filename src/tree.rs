@@ -79,6 +79,16 @@ impl std::ops::Index<&str> for Declarations {
 use crate::event::{Node, NodeKind, Stream, TestEvent, TestResult};
 use crate::report::{Opened, Output, TreeEvent};
 
+/// The flow of `node`, opening as `id` under a parent in flow
+/// `parent_flow` (`None`: the top level): a file starts its own, as does a
+/// top-level node; the rest take their parent's.
+fn flow_of(node: &Node, id: u64, parent_flow: Option<u64>) -> u64 {
+    match parent_flow {
+        Some(flow) if node.kind != NodeKind::File => flow,
+        _ => id,
+    }
+}
+
 /// Where a node was opened: an [`Opened`] without its declaration.
 #[derive(Debug, Clone, Copy)]
 struct Place {
@@ -337,8 +347,7 @@ impl Tree {
         }
         let mut next_id = self.next_id;
         // (node, its parent's id and flow, whether it is closing); flows as
-        // a live run places them: a file starts its own, the rest take
-        // their parent's.
+        // a live run places them ([`flow_of`]).
         let mut stack: Vec<(&str, u64, Option<u64>, bool)> = children
             .get(&None)
             .into_iter()
@@ -361,10 +370,7 @@ impl Tree {
             let node = &self.declared[id];
             let kids = children.get(&Some(id));
             let is_test = node.kind == NodeKind::Test && kids.is_none();
-            let flow = match parent_flow {
-                Some(flow) if node.kind != NodeKind::File => flow,
-                _ => next_id,
-            };
+            let flow = flow_of(node, next_id, parent_flow);
             let me = Opened {
                 id: next_id,
                 parent,
@@ -552,10 +558,7 @@ impl Tree {
     fn place_in(&mut self, node: &Node, parent: Option<Place>) -> Place {
         let id = self.next_id;
         self.next_id += 1;
-        let flow = match parent {
-            Some(parent) if node.kind != NodeKind::File => parent.flow,
-            _ => id,
-        };
+        let flow = flow_of(node, id, parent.map(|parent| parent.flow));
         Place {
             id,
             parent: parent.map_or(self.offset, |parent| parent.id),

@@ -569,19 +569,24 @@ impl State {
         {
             return Ok(());
         }
-        let name = self.name;
         // Our reporter's own error (jest's obsolete snapshots) is in the
         // stream already: it becomes the run's error without being said twice.
-        if let Some(why) = self.reporter_error.clone() {
-            let text = format!("{name} exited with code {code} though no test failed: {why}");
-            self.problem(ProblemKind::RunFailed, &text);
+        let said = self.reporter_error.is_some();
+        let why = self
+            .reporter_error
+            .clone()
+            .or_else(|| reason(&plain_text(&self.stderr_tail)));
+        let mut text = format!(
+            "{} exited with code {code} though no test failed",
+            self.name
+        );
+        if let Some(why) = why {
+            text = format!("{text}: {why}");
+        }
+        self.problem(ProblemKind::RunFailed, &text);
+        if said {
             return Ok(());
         }
-        let text = match reason(&plain_text(&self.stderr_tail)) {
-            Some(why) => format!("{name} exited with code {code} though no test failed: {why}"),
-            None => format!("{name} exited with code {code} though no test failed"),
-        };
-        self.problem(ProblemKind::RunFailed, &text);
         tell(pipeline, LogLevel::Error, text)
     }
 
