@@ -33,7 +33,12 @@ class _Writer:
         to stdout (-s), the one pipe keeps their text and the events in the
         order they happened. Each frame is one write of at most PIPE_BUF
         bytes, which no other writer to the pipe can cut into, and carries
-        the run's key, so that no test's text is taken for one."""
+        the run's key, so that no test's text is taken for one.
+
+        Lines sent to the event pipe before are marked off from the frames
+        by an empty frame first: tcrunner may read the stdout pipe before
+        the event pipe, and the frames must not come before those lines."""
+        self.sync()
         self.inband = True
         self.frame_open = ("\x1b_tcrunner;%s;" % os.environ.get("TCRUNNER_INBAND_KEY", "")).encode("ascii", "replace")
 

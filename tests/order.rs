@@ -103,6 +103,45 @@ fn pytest_summary_comes_after_the_last_test_with_capture_off() {
     assert_after_last_test(&run, "2 passed in ", "test_last");
 }
 
+/// A test that closes the event pipe (`os.closerange`) sends the rest of
+/// the run framed in pytest's stdout. The event lines still in the pipe were
+/// written first, and come first, however late tcrunner reads the two.
+#[test]
+fn pytest_events_in_the_pipe_come_before_those_framed_after_it_closed() {
+    let project = Project::copy("order/pytest_closing");
+    // With fd capture pytest dies in that test: its saved descriptors go too.
+    let run = run_held(
+        Tcrunner::pytest(project.path()).args(["--", "--capture=sys"]),
+        project.path(),
+        "test_waits",
+    );
+    // pytest's log handler lost its descriptor too: it fails as it ends.
+    run.assert_code(1).assert_clean();
+    for name in ["test_waits", "test_closes_fds", "test_after"] {
+        assert!(run.passed(name), "{name}\n{}", run.describe());
+    }
+    assert_eq!(
+        run.count(&["##teamcity[testSuiteStarted "]),
+        1,
+        "one file holds the three tests\n{}",
+        run.describe()
+    );
+    let text = run.text();
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?}\n{}", run.describe()))
+    };
+    let waited = format!(
+        "##teamcity[testFinished nodeId='{}'",
+        run.node_id("test_waits")
+    );
+    let closing = format!(
+        "##teamcity[testStarted nodeId='{}'",
+        run.node_id("test_closes_fds")
+    );
+    assert!(at(&waited) < at(&closing), "{}", run.describe());
+}
+
 /// A copy of `tests/fixtures/order/<fixture>` that uses the install `name`
 /// of target/node.
 fn node_project(fixture: &str, name: &str) -> Project {
