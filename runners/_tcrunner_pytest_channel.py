@@ -1,7 +1,6 @@
 """The side channel to tcrunner: whole event lines written to a file
 descriptor, or framed into pytest's stdout."""
 
-import errno
 import os
 import select
 import sys
@@ -10,6 +9,15 @@ from _tcrunner_pytest_common import _encode
 
 #: The most bytes one write to a pipe puts there whole, whatever else writes to it.
 _PIPE_BUF = getattr(select, "PIPE_BUF", 512)
+
+
+def _ident(fd):
+    """The device and inode of what ``fd`` is open on, or None when it is closed."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 class _Writer:
@@ -23,6 +31,7 @@ class _Writer:
 
     def __init__(self, fd):
         self.fd = fd
+        self.ident = _ident(fd)  # what the descriptor is: see _still_ours
         self.batch = None  # a list while gathering lines
         self.inband = False  # see to_stdout
         self.writing = False  # finishing a cut-short write, which a signal's handler must not cut into
@@ -70,6 +79,11 @@ class _Writer:
         if fd is None:
             return
         data = line.encode("utf-8", "replace")  # lone surrogates become "?"
+        if not self.inband and not self._still_ours():
+            # A test closed the pipe's descriptor (`os.closerange(3, …)`, as
+            # daemons do): the events go on in pytest's stdout, which
+            # tcrunner reads as well.
+            self.to_stdout()
         if self.inband:
             fd = 1
             try:
@@ -95,15 +109,15 @@ class _Writer:
                 self._write_rest(fd, data, written)
         except (BlockingIOError, InterruptedError):
             self._write_rest(fd, data, 0)
-        except OSError as e:
-            if e.errno == errno.EBADF and not self.inband:
-                # A test closed the pipe's descriptor (`os.closerange(3, …)`,
-                # as daemons do): the events go on in pytest's stdout,
-                # which tcrunner reads as well.
-                self.to_stdout()
-                self.write(data.decode("utf-8"))
-                return
+        except OSError:
             self.fd = None  # EPIPE and friends: tcrunner is gone; the run goes on
+
+    def _still_ours(self):
+        """Whether the descriptor is still the pipe it was opened as. A test
+        that closed it may have opened a file since, which took its number:
+        writing there would lose the events and spoil the file. One fstat
+        a write, under a microsecond."""
+        return _ident(self.fd) == self.ident
 
     def _write_rest(self, fd, data, written):
         # A signal's handler that writes must wait for the rest of this line
