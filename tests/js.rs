@@ -730,6 +730,52 @@ fn a_snapshot_vitest_did_not_write_is_a_failure_with_no_expected_value() {
     }
 }
 
+/// `-- bench` runs vitest's benchmarks, once, and not the tests: each
+/// benchmark is a test of the tree. One that throws fails its file under
+/// vitest 3 and 4, as their own report has it, and its test under vitest 5,
+/// where a benchmark is a test that runs the `bench` fixture.
+#[test]
+fn vitest_bench_runs_the_benchmarks_once() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let project = case_project("vitest-bench", name);
+        if name == "vitest5" {
+            let v5 = project.path().join("v5/sum.bench.mjs");
+            std::fs::copy(v5, project.path().join("sum.bench.mjs")).unwrap();
+        }
+        let (code, stream) = run_in(project.path(), name, &["--", "bench"]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let text = String::from_utf8_lossy(&stream);
+        assert!(
+            text.contains("Launching vitest with arguments bench --run in "),
+            "{name}: {text}"
+        );
+        let found = tests_by_path(&stream);
+        // vitest 5 runs the benchmarks as a project of their own, `bench`.
+        let file = if name == "vitest5" {
+            "[bench] sum.bench.mjs"
+        } else {
+            "sum.bench.mjs"
+        };
+        let adds = found.get(&format!("{file} > sum > adds"));
+        assert_eq!(
+            adds.map(|t| t.verdict.as_str()),
+            Some("passed"),
+            "{name}: {found:?}"
+        );
+        assert!(
+            !found.keys().any(|k| k.contains("sum.test.mjs")),
+            "{name}: {found:?}"
+        );
+        let failures: Vec<&String> = found
+            .iter()
+            .filter(|(_, t)| t.verdict != "passed")
+            .filter_map(|(_, t)| t.message.as_ref())
+            .collect();
+        assert_eq!(failures, ["Error: broken benchmark"], "{name}: {text}");
+    }
+}
+
 #[test]
 fn a_vitest_type_check_failure_says_where_it_is() {
     for name in ["vitest3", "vitest4", "vitest5"] {

@@ -711,7 +711,13 @@ impl Framework for Vitest {
                 .iter()
                 .map(|p| vitest_path_filter(&request.project, p)),
         );
-        let mut shown: Vec<String> = vec!["run".into()];
+        // `-- bench` runs the benchmarks (`vitest bench`) instead of the
+        // tests, once, as `run` does.
+        let bench = request.raw.first().is_some_and(|a| a == "bench");
+        let mut shown: Vec<String> = vec![if bench { "bench" } else { "run" }.into()];
+        if bench && !request.raw.iter().any(|a| a == "--run" || a == "--watch") {
+            shown.push("--run".into());
+        }
         shown.extend(filters.iter().cloned());
         if let Some(secs) = request.test_timeout {
             shown.push(format!("--testTimeout={}", (secs * 1000.0) as u64));
@@ -719,7 +725,7 @@ impl Framework for Vitest {
         if let Some(jobs) = request.jobs {
             shown.extend(self.jobs_args(jobs, request)?);
         }
-        shown.extend(request.raw.iter().cloned());
+        shown.extend(request.raw.iter().skip(usize::from(bench)).cloned());
         // vitest 5 joins names with " > ", earlier versions with a space.
         let joiner = if major(&plan.package.version) >= 5 {
             " > "
