@@ -232,7 +232,7 @@ pub(crate) struct RawRun {
     /// The node binary for jest/vitest [default: node on PATH].
     #[arg(long, value_name = "PATH")]
     pub node: Option<PathBuf>,
-    /// Report the collected tree without running anything.
+    /// Report the collected tree without running anything (pytest).
     #[arg(long)]
     pub collect_only: bool,
     /// Fail a single test that runs longer than SECS.
@@ -371,6 +371,10 @@ pub(crate) struct RawCheck {
     /// Print only the summary line.
     #[arg(long, short)]
     pub quiet: bool,
+    /// The node the tree hangs from instead of 0: a stream written with
+    /// `--offset N` is checked with the same N, as embedded under node N.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
 }
 
 #[derive(Debug, Args)]
@@ -684,6 +688,8 @@ pub(crate) struct CheckConfig {
     /// `None` reads stdin.
     pub file: Option<PathBuf>,
     pub quiet: bool,
+    /// The id of the node the tree hangs from (`--offset`).
+    pub offset: u64,
 }
 
 /// `tcrunner view`'s settings.
@@ -735,6 +741,7 @@ impl Config {
             Some(RawCommand::Check(c)) => Config::Check(CheckConfig {
                 file: c.file.filter(|f| f.as_os_str() != "-"),
                 quiet: c.quiet,
+                offset: c.offset,
             }),
             Some(RawCommand::Completions { shell }) => Config::Completions(shell),
             Some(RawCommand::Man) => Config::Man,

@@ -327,6 +327,12 @@ fn offset_moves_every_id_and_raw_args_reach_pytest() {
     embedded.extend_from_slice(&stream);
     embedded.extend_from_slice(b"##teamcity[testSuiteFinished nodeId='100']\n");
     assert_clean(&embedded);
+    // `check --offset` checks the stream alone as embedded under node 100.
+    let (alone, report) = util::check_with(&["--offset", "100"], &stream);
+    assert_eq!(alone, Some(0), "{report}");
+    let (unembedded, report) = util::check(&stream);
+    assert_eq!(unembedded, Some(1), "{report}");
+    assert!(report.contains("unknown parent"), "{report}");
     let msgs = messages(&stream);
     // The outer run owns the start and end of testing.
     assert!(!msgs

@@ -58,6 +58,15 @@ impl Checker {
         }
     }
 
+    /// A checker of a stream whose tree hangs from node `root` rather than
+    /// `0`: one written with `--offset`, to be embedded under that node.
+    pub(crate) fn under(root: u64) -> Self {
+        Checker {
+            ids: IdTree::under(&root.to_string()),
+            ..Checker::new()
+        }
+    }
+
     /// Takes one event from [`Parser`]. Besides checking the message, this
     /// applies the IDE's line rule: a message not alone on its line (other
     /// text or another message before or after it) is a `mid-line message`.

@@ -86,6 +86,9 @@ pub(super) struct IdTree {
     by_id: HashMap<Box<str>, usize>,
     /// Declared nodes the IDE has queued but not created yet.
     pending: Vec<usize>,
+    /// The id the tree hangs from, when not `0`: the node a stream written
+    /// with `--offset` is embedded under.
+    root: Option<Box<str>>,
 }
 
 /// Queued declarations the IDE creates at a `suiteTreeEnded` rather than
@@ -93,6 +96,18 @@ pub(super) struct IdTree {
 const DECLARATION_BATCH: usize = 100;
 
 impl IdTree {
+    /// A tree that hangs from node `root` rather than `0`.
+    pub(super) fn under(root: &str) -> IdTree {
+        IdTree {
+            root: (root != "0").then(|| root.into()),
+            ..IdTree::default()
+        }
+    }
+
+    fn root(&self) -> &str {
+        self.root.as_deref().unwrap_or("0")
+    }
+
     pub(super) fn message(&mut self, kind: TreeMsg, msg: &Message, line: u64, v: &mut Violations) {
         match kind {
             TreeMsg::SuiteStarted => self.start(msg, line, true, v),
@@ -185,7 +200,7 @@ impl IdTree {
 
     /// testSuiteStarted / testStarted: registers a node, starts it, or both.
     fn start(&mut self, msg: &Message, line: u64, suite: bool, v: &mut Violations) {
-        let Some(id) = node_id(msg, line, v) else {
+        let Some(id) = node_id(msg, self.root(), line, v) else {
             return;
         };
         let running = msg.get("running") != Some("false");
@@ -248,7 +263,7 @@ impl IdTree {
             );
             return;
         }
-        let registered_parent = node.parent.map_or("0", |p| &*self.nodes[p].id);
+        let registered_parent = node.parent.map_or(self.root(), |p| &*self.nodes[p].id);
         if let Some(given) = msg.get("parentNodeId") {
             if given != registered_parent {
                 v.push(
@@ -280,7 +295,7 @@ impl IdTree {
 
     /// suiteTreeStarted / suiteTreeNode: declares a node that is not running.
     fn declare(&mut self, msg: &Message, line: u64, suite: bool, v: &mut Violations) {
-        let Some(id) = node_id(msg, line, v) else {
+        let Some(id) = node_id(msg, self.root(), line, v) else {
             return;
         };
         if let Some(&idx) = self.by_id.get(id) {
@@ -320,7 +335,7 @@ impl IdTree {
             );
             return None;
         };
-        if parent_id == "0" {
+        if parent_id == self.root() {
             return None;
         }
         let Some(&p) = self.by_id.get(parent_id) else {
@@ -422,7 +437,7 @@ impl IdTree {
         suite: Option<bool>,
         v: &mut Violations,
     ) {
-        let Some(id) = node_id(msg, line, v) else {
+        let Some(id) = node_id(msg, self.root(), line, v) else {
             return;
         };
         let Some(&idx) = self.by_id.get(id) else {
@@ -490,7 +505,7 @@ impl IdTree {
 
     /// testStdOut / testStdErr: only to a node that is running.
     fn output(&self, msg: &Message, line: u64, v: &mut Violations) {
-        let Some(id) = node_id(msg, line, v) else {
+        let Some(id) = node_id(msg, self.root(), line, v) else {
             return;
         };
         let Some(&idx) = self.by_id.get(id) else {
@@ -526,7 +541,7 @@ impl IdTree {
 
 /// The node id of a tree message: present (the mode check saw to that),
 /// non-empty and not the root.
-fn node_id<'m>(msg: &'m Message, line: u64, v: &mut Violations) -> Option<&'m str> {
+fn node_id<'m>(msg: &'m Message, root: &str, line: u64, v: &mut Violations) -> Option<&'m str> {
     let id = msg.get("nodeId")?;
     if id.is_empty() {
         v.push(
@@ -536,11 +551,11 @@ fn node_id<'m>(msg: &'m Message, line: u64, v: &mut Violations) -> Option<&'m st
         );
         return None;
     }
-    if id == "0" {
+    if id == root {
         v.push(
             line,
             Rule::NodeId,
-            format!("{} with nodeId '0', which is the root's", msg.name),
+            format!("{} with nodeId '{root}', which is the root's", msg.name),
         );
         return None;
     }

@@ -19,7 +19,7 @@ const WRITING: &str = "cannot write the check report";
 /// Checks the configured file (or stdin), writes the report to `out` and
 /// returns 0 when the stream is clean, 1 when it has violations.
 pub(crate) fn run(config: &CheckConfig, out: impl Write) -> Result<i32, CheckError> {
-    let mut checker = Checker::new();
+    let mut checker = Checker::under(config.offset);
     let mut parser = Parser::new();
     input::each_chunk(config.file.as_deref(), |chunk| {
         parser.feed(chunk, |event| checker.event(&event));

@@ -621,8 +621,15 @@ pub fn attr(message: &str, key: &str) -> Option<String> {
 
 /// `tcrunner check -` on `stream`: its exit code and report.
 pub fn check(stream: &[u8]) -> (Option<i32>, String) {
+    check_with(&[], stream)
+}
+
+/// `tcrunner check <options> -` on `stream`: its exit code and report.
+pub fn check_with(options: &[&str], stream: &[u8]) -> (Option<i32>, String) {
     let mut child = Command::new(bin())
-        .args(["check", "-"])
+        .arg("check")
+        .args(options)
+        .arg("-")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
