@@ -278,6 +278,7 @@ fn assert_clean(stream: &[u8], what: &str) {
     let config = CheckConfig {
         file: Some(file.path.clone()),
         quiet: false,
+        offset: 0,
     };
     let mut report = Vec::new();
     let code = crate::check::run(&config, &mut report).expect("checking a file just written");

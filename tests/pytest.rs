@@ -786,6 +786,19 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
             "tests/guide.txt::guide.txt",
             "tests > guide.txt > guide.txt",
         ),
+        // Tests of test modules are no doctests, plain or unittest.
+        (
+            "tests/test_basic.py::test_add",
+            "tests > test_basic.py > test_add",
+        ),
+        (
+            "tests/unit/test_classes.py::TestOuter.test_outer",
+            "tests > unit > test_classes.py > TestOuter > test_outer",
+        ),
+        (
+            "tests/unit/test_unittest.py::CalcTestCase.test_add",
+            "tests > unit > test_unittest.py > CalcTestCase > test_add",
+        ),
     ];
     for (target, want) in cases {
         let run = Tcrunner::pytest(project.path())

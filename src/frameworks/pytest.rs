@@ -179,13 +179,18 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
 /// object after `::` by its module's dotted name, found by walking up the
 /// folders that hold an `__init__.py`, so a doctest of `src/calc/ops.py` is
 /// run as `src/calc/ops.py::mul` or `::Calc.div` and reaches pytest as
-/// `src/calc/ops.py::calc.ops.mul`. A target already in pytest's form, or
-/// naming no object, is left as it is.
+/// `src/calc/ops.py::calc.ops.mul`. A target already in pytest's form,
+/// naming no object, or naming a test ([`names_a_test`]) is left as it is:
+/// PyCharm's runner qualifies those too, and pytest then finds nothing.
 fn doctest_target(project: &Path, target: &str) -> String {
     let Some((file, names)) = split_file(target) else {
         return target.to_owned();
     };
-    if !file.ends_with(".py") || names.is_empty() || names_a_doctest(file, names) {
+    if !file.ends_with(".py")
+        || names.is_empty()
+        || names_a_doctest(file, names)
+        || names_a_test(project, file, names)
+    {
         return target.to_owned();
     }
     let path = project.join(file);
@@ -256,6 +261,31 @@ fn defines(project: &Path, file: &str, name: &str) -> bool {
                 .and_then(|rest| rest.strip_prefix(first))
                 .is_some_and(|rest| rest.starts_with(['(', ':', ' ']))
         })
+    })
+}
+
+/// Whether `names` in `file` name a test rather than an object with a
+/// doctest: the file is a test module by pytest's default `python_files`
+/// (`test_*.py`, `*_test.py`), and the first name is a test by the default
+/// `python_functions` and `python_classes` (`test…`, `Test…`) or a class
+/// the file derives from another (a `unittest.TestCase`).
+fn names_a_test(project: &Path, file: &str, names: &str) -> bool {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    if !(base.starts_with("test_") || base.ends_with("_test.py")) {
+        return false;
+    }
+    let first = names.split(['.', ':', '[']).next().unwrap_or(names);
+    if first.starts_with("test") || first.starts_with("Test") {
+        return true;
+    }
+    let Ok(source) = std::fs::read_to_string(project.join(file)) else {
+        return false;
+    };
+    source.lines().any(|line| {
+        line.strip_prefix("class ")
+            .and_then(|rest| rest.strip_prefix(first))
+            .and_then(|rest| rest.strip_prefix('('))
+            .is_some_and(|bases| !bases.trim_start().starts_with(')'))
     })
 }
 
@@ -720,6 +750,13 @@ mod tests {
             );
         }
         // With --doctest-modules, PyCharm's short form names the module.
+        std::fs::create_dir_all(project.join("tests")).unwrap();
+        std::fs::write(project.join("tests/__init__.py"), "").unwrap();
+        std::fs::write(
+            project.join("tests/test_a.py"),
+            "class CalcCase(unittest.TestCase):\nclass Plain():\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(project.join("src/calc")).unwrap();
         std::fs::write(project.join("src/calc/__init__.py"), "").unwrap();
         std::fs::write(project.join("src/calc/ops.py"), "").unwrap();
@@ -738,6 +775,26 @@ mod tests {
                 "src/calc/__init__.py::calc.add",
             ),
             ("src/calc/ops.py", "src/calc/ops.py"),
+            // Tests of a test module stay tests.
+            ("tests/test_a.py::test_b", "tests/test_a.py::test_b"),
+            (
+                "tests/test_a.py::TestA.test_b[1]",
+                "tests/test_a.py::TestA.test_b[1]",
+            ),
+            ("tests/a_test.py::test_b", "tests/a_test.py::test_b"),
+            (
+                "tests/test_a.py::CalcCase.test_b",
+                "tests/test_a.py::CalcCase.test_b",
+            ),
+            // Other objects of a test module may hold doctests.
+            (
+                "tests/test_a.py::helper",
+                "tests/test_a.py::tests.test_a.helper",
+            ),
+            (
+                "tests/test_a.py::Plain.method",
+                "tests/test_a.py::tests.test_a.Plain.method",
+            ),
         ] {
             assert_eq!(doctest_target(&project, target), node_id, "{target}");
         }
