@@ -250,10 +250,12 @@ class _Reporter(_Plugin):
         # Doctests live in .py files but their node ids are not Python names.
         if not isinstance(item, pytest.Function):
             hint = self._hint(node_id, path, False, line)
-        elif dotted_below is not None and node_id == dotted_below[0] + name:
-            hint = dotted_below[1] + name.partition("[")[0]
         else:
-            hint = self._python_hint(node_id, str(item.path)) + _dotted(node_id)
+            named = self._tree_id(item)
+            if dotted_below is not None and named == dotted_below[0] + name:
+                hint = dotted_below[1] + name.partition("[")[0]
+            else:
+                hint = self._python_hint(named, str(item.path)) + _dotted(named)
         tags = []
         for mark in item.iter_markers():
             if mark.name != "parametrize":
@@ -275,6 +277,30 @@ class _Reporter(_Plugin):
             )
         )
 
+    def _tree_id(self, node):
+        """The id of ``node`` in the tree: its node id, but where pytest was
+        given a file outside the rootdir (``-c ci/pytest.ini tests/test_a.py``).
+        It makes that file's ids relative to the file itself: ``""`` for the
+        module, ``::TestX`` below it, ``::tests`` for the folder above. There
+        the path from the folder pytest was started in (else the file's own
+        name) stands in front, so that the module is a node and the hints
+        name the file."""
+        node_id = node.nodeid
+        if node_id and not node_id.startswith("::"):
+            return node_id
+        if not node_id and not isinstance(node, pytest.File):
+            return node_id  # the session, or a folder pytest was given
+        path = str(node.path)
+        started = str(self.config.invocation_params.dir)
+        if path.startswith(started + os.sep):
+            path = path[len(started) + 1 :]
+        else:
+            path = os.path.basename(path)
+        path = path.replace(os.sep, "/")
+        if isinstance(node, pytest.Directory) or not node_id:
+            return path
+        return path + node_id
+
     def _item_context(self, item):
         """``(suites, parent_json, dotted_below)`` for the tests of ``item``'s
         collector: the suite ids above them, outermost first (declaring the
@@ -285,7 +311,7 @@ class _Reporter(_Plugin):
         parent_path = None
         suites = []
         for node in item.listchain()[1:-1]:
-            suite_id = node.nodeid
+            suite_id = self._tree_id(node)
             if suite_id in _ROOT_IDS:
                 continue  # the session and the rootdir are not nodes of the tree
             if suite_id not in self.declared:

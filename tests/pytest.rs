@@ -811,6 +811,60 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
     }
 }
 
+/// With its configuration in a folder of its own (`-c ci/pytest.ini`) the
+/// rootdir is that folder, and pytest names a file it is given outside it
+/// relative to the file itself (`::TestX::test_one`, the module `""`). A
+/// run of that file, or of one test in it, still builds the whole run's
+/// tree: the file is a node, and every hint is the one the whole run gives.
+#[test]
+fn a_file_outside_the_rootdir_keeps_its_place_in_the_tree() {
+    let project = Project::copy("pytest-outside-rootdir");
+    let nodes = |args: &[&str]| {
+        let run = Tcrunner::pytest(project.path())
+            .args(args)
+            .args(["--", "-c", "ci/pytest.ini"])
+            .run(Duration::from_secs(120));
+        run.assert_code(0).assert_clean();
+        let hints: Vec<(String, String)> = messages(&run.stdout)
+            .iter()
+            .filter(|m| m.name == "testStarted" || m.name == "testSuiteStarted")
+            .map(|m| {
+                let get = |key| m.get(key).unwrap_or_default().to_owned();
+                (get("name"), get("locationHint"))
+            })
+            .collect();
+        let tests: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+        (tests, hints)
+    };
+    let (all, whole) = nodes(&[]);
+    assert_eq!(
+        all,
+        [
+            "tests > test_a.py > TestX > test_one",
+            "tests > test_a.py > test_two"
+        ]
+    );
+    for selection in [
+        ["--path", "tests/test_a.py"],
+        ["--target", "tests/test_a.py::TestX.test_one"],
+        ["--target", "tests.test_a.TestX.test_one"],
+    ] {
+        let (tests, hints) = nodes(&selection);
+        let want = if selection[0] == "--path" {
+            &all[..]
+        } else {
+            &all[..1]
+        };
+        assert_eq!(tests, want, "{selection:?}");
+        for hint in &hints {
+            assert!(
+                whole.contains(hint),
+                "{selection:?}: {hint:?} not in {whole:#?}"
+            );
+        }
+    }
+}
+
 const EDGES: &str = "pytest-edges";
 
 /// Runs one file of tests/fixtures/pytest-edges with pytest 9; returns the
