@@ -231,6 +231,8 @@ fn strict_markers_accept_the_group_markers() {
         .unwrap()
         .contains("test_unknown_marker.py"));
     assert_eq!(result["run"]["infrastructure_failure"], true);
+    // Tests passed, which `any` asks for; still no policy passes it.
+    assert_eq!(result["run"]["policy_met"], false);
     // The registered markers themselves collected fine.
     assert_eq!(test(&result, "test_edge_fails")["group"], "ERROR");
 }

@@ -585,6 +585,12 @@ fn files_are_whole_and_truthful_after_a_crash() {
         .contains("killed by signal 11"));
     let xml = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
     assert!(xml.contains("killed by signal 11 (SIGSEGV) during this test"));
+    // The crash is the run's error too, once in each file, as in --json.
+    let said = "pytest killed by signal 11 (SIGSEGV) during this test: test_exit.py::test_dies";
+    let errors = &doc["results"]["extra"]["errors"];
+    assert_eq!(errors, &serde_json::json!([said]), "{errors}");
+    let property = format!("<property name=\"error\" value=\"{said}\"/>");
+    assert_eq!(xml.matches(&property).count(), 1, "{xml}");
 }
 
 #[test]

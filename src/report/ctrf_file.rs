@@ -230,6 +230,10 @@ impl Output for CtrfFile {
     }
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        if let TreeEvent::RunEnded(end) = event {
+            self.errors
+                .extend(end.untold_errors(|m| self.errors.iter().any(|e| e == m)));
+        }
         match self.records.event(event) {
             Collected::Test(record) => self.test(&record),
             Collected::Log { level, text } => {

@@ -192,6 +192,12 @@ impl Output for JunitFile {
     }
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
+        if let TreeEvent::RunEnded(end) = event {
+            let told = |m: &str| self.logs.iter().any(|(_, text)| text == m);
+            let errors = end.untold_errors(told);
+            self.logs
+                .extend(errors.into_iter().map(|e| (LogLevel::Error, e)));
+        }
         let collected = self.records.event(event);
         self.collected(collected)
     }

@@ -102,7 +102,11 @@ impl RunEnd {
         errors: Vec<Problem>,
         groups: Option<&Groups>,
     ) -> RunEnd {
-        let policy_met = groups.and_then(|groups| policy.met(groups));
+        // A run-level error is an infrastructure failure, which no policy
+        // passes, whatever the tests that did run say.
+        let policy_met = groups
+            .and_then(|groups| policy.met(groups))
+            .map(|met| met && errors.is_empty());
         let exit_code = match (policy, policy_met) {
             (PassPolicy::Framework, _) => framework_code,
             _ if !errors.is_empty() => exit::INFRASTRUCTURE,
@@ -116,6 +120,21 @@ impl RunEnd {
             policy_met,
             groups: None,
         }
+    }
+}
+
+impl RunEnd {
+    /// The messages of the run-level errors that `told` says were not
+    /// logged during the run already: a file that lists the run's errors
+    /// from its logs (CTRF's `extra.errors`, JUnit's properties) gets
+    /// every one, the crash, the time limit and the run that never
+    /// started too, but each once.
+    pub(crate) fn untold_errors(&self, told: impl Fn(&str) -> bool) -> Vec<String> {
+        (self.errors.iter())
+            .map(|problem| &problem.message)
+            .filter(|message| !told(message))
+            .cloned()
+            .collect()
     }
 }
 
