@@ -64,6 +64,18 @@ def test_the_allowed_paths_are_writable():
     assert os.environ["TMPDIR"] == "/tmp"
     tempfile.mkstemp()
 
+def test_a_writable_file_is_writable_and_its_folder_is_not():
+    path = os.environ["WRITABLE_FILE"]
+    with open(path, "w") as f:
+        f.write("ok")
+    try:
+        with open(path + ".beside", "w") as f:
+            f.write("x")
+    except OSError as e:
+        assert e.errno == errno.EROFS, e
+    else:
+        raise AssertionError("wrote beside " + path)
+
 def test_a_daemon_is_started():
     code = (
         "import os, sys, time\n"
@@ -90,6 +102,9 @@ fn a_sandboxed_test_reaches_only_what_it_may() {
     let writable = project.path().join("out");
     std::fs::create_dir(&writable).unwrap();
     let outside = project.path().join("outside.txt");
+    // A file of its own is writable too (a rule the kernel takes for a file).
+    let writable_file = project.path().join("report.txt");
+    std::fs::write(&writable_file, "").unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let mut host = Command::new("sleep").arg("120").spawn().unwrap();
@@ -103,16 +118,20 @@ fn a_sandboxed_test_reaches_only_what_it_may() {
         .env("HOST_PID", host.id().to_string())
         .env("OUTSIDE_FILE", &outside)
         .env("WRITABLE_DIR", &writable)
+        .env("WRITABLE_FILE", &writable_file)
         .arg("--sandbox")
         .arg("--writable")
         .arg(&writable)
+        .arg("--writable")
+        .arg(&writable_file)
         .arg("--events-out")
         .arg(project.path().join("events.jsonl"))
         .args(["--path", "tests/test_sandbox.py"])
         .run(LIMIT);
     run.assert_code(0).assert_clean();
     let tests = tests_by_path(&run.stdout);
-    assert_eq!(tests.len(), 8, "{}", run.describe());
+    assert_eq!(tests.len(), 9, "{}", run.describe());
+    assert_eq!(std::fs::read_to_string(&writable_file).unwrap(), "ok");
     // The daemon went with the run.
     run.assert_no_leftovers();
     assert!(
@@ -150,6 +169,7 @@ fn unsandboxed_the_isolation_tests_fail() {
         .env("HOST_PID", host.id().to_string())
         .env("OUTSIDE_FILE", &outside)
         .env("WRITABLE_DIR", project.path())
+        .env("WRITABLE_FILE", project.path().join("report.txt"))
         .env("PRIVATE_NAME", project.path().join("private.txt"))
         .args(["--path", "tests/test_sandbox.py"]);
     let marker = tcrunner.marker().to_owned();
@@ -167,6 +187,7 @@ fn unsandboxed_the_isolation_tests_fail() {
         "test_only_loopback_is_there",
         "test_the_hosts_loopback_listener_is_out_of_reach",
         "test_writing_outside_the_allowed_paths_fails",
+        "test_a_writable_file_is_writable_and_its_folder_is_not",
         "test_a_process_outside_cannot_be_signalled",
     ] {
         assert_eq!(verdicts[name], "failed", "{name}: {}", run.describe());

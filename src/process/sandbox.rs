@@ -623,6 +623,8 @@ unsafe fn mounts(p: &Prepared) -> bool {
 /// (ABI 2) and `TRUNCATE` (ABI 3). Executing (bit 0) and reading (bits 2
 /// and 3) stay allowed everywhere.
 const LANDLOCK_WRITE_V1: u64 = 0x1ff2;
+/// The write rights the kernel lets a rule on a file (not a folder) hold.
+const LANDLOCK_WRITE_FILE: u64 = 1 << 1;
 const LANDLOCK_REFER: u64 = 1 << 13;
 const LANDLOCK_TRUNCATE: u64 = 1 << 14;
 const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
@@ -680,8 +682,18 @@ unsafe fn landlock(p: &Prepared) -> bool {
         if fd < 0 {
             continue; // nothing there to write to
         }
+        // A rule on a file may hold only the rights a file has: writing and
+        // truncating it (the kernel refuses the folder ones with EINVAL).
+        let mut stat: libc::stat = std::mem::zeroed();
+        let is_dir =
+            libc::fstat(fd, &mut stat) == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFDIR;
+        let allowed_access = if is_dir {
+            handled
+        } else {
+            handled & (LANDLOCK_WRITE_FILE | LANDLOCK_TRUNCATE)
+        };
         let rule = PathBeneath {
-            allowed_access: handled,
+            allowed_access,
             parent_fd: fd,
         };
         let added = libc::syscall(
