@@ -593,6 +593,42 @@ fn files_are_whole_and_truthful_after_a_crash() {
     assert_eq!(xml.matches(&property).count(), 1, "{xml}");
 }
 
+/// A test that replaces the files' temporary twins in their folder (one a
+/// sandboxed run may write, `--writable`) forges nothing: what tcrunner
+/// wrote goes in place, not what bears the temporary name at the end.
+#[test]
+fn files_replaced_while_the_run_goes_on_are_tcrunners_at_the_end() {
+    let project = Project::copy("faults/pytest");
+    let dir = scratch("swapped");
+    project.write(
+        "test_swaps.py",
+        "import os\n\n\
+         def test_swaps():\n\
+         \x20   out = os.environ['RESULT_DIR']\n\
+         \x20   for name in os.listdir(out):\n\
+         \x20       path = os.path.join(out, name)\n\
+         \x20       os.unlink(path)\n\
+         \x20       with open(path, 'w') as f:\n\
+         \x20           f.write('FOR' + 'GED')\n\
+         \x20   assert False, 'really failed'\n",
+    );
+    let run = fault_run(&project, &dir)
+        .arg("--json")
+        .arg(dir.join("result.json"))
+        .env("RESULT_DIR", &dir)
+        .args(["--path", "test_swaps.py"])
+        .run(LIMIT);
+    run.assert_code(1);
+    let doc = assert_files_after(&run, &dir, "swapped");
+    assert_eq!(by_name(&doc, "test_swaps")["status"], "failed");
+    let result = util::json(&dir.join("result.json"));
+    assert_eq!(result["summary"]["failed"], 1, "{result}");
+    for name in ["ctrf.json", "junit.xml", "result.json"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        assert!(!text.contains("FORGED"), "{name}: {text}");
+    }
+}
+
 #[test]
 fn files_are_whole_and_truthful_after_a_time_limit() {
     let project = Project::copy("faults/pytest");

@@ -2,7 +2,7 @@
 //! renamed over it, so a reader never sees half a file and an old file
 //! stays whole until the new one is complete.
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Seek};
 use std::path::{Path, PathBuf};
 
 /// Why an output file cannot be written.
@@ -41,7 +41,14 @@ impl AtomicFile {
         temporary_name.push(name);
         temporary_name.push(format!(".tcrunner-{}.tmp", std::process::id()));
         let temporary = path.with_file_name(temporary_name);
-        let file = File::create(&temporary).map_err(error)?;
+        // Readable too: see `commit`.
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temporary)
+            .map_err(error)?;
         Ok(AtomicFile {
             path: path.to_owned(),
             temporary,
@@ -59,11 +66,36 @@ impl AtomicFile {
         let Some(out) = self.out.take() else {
             return Ok(());
         };
-        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let mut file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
+        if !names(&self.temporary, &file)? {
+            // Something removed or replaced the temporary file while the
+            // run went on (a test writing in the folder): what tcrunner
+            // wrote is still in the file it holds, and goes in place, not
+            // what now bears the name.
+            match std::fs::remove_file(&self.temporary) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            let mut again = File::options()
+                .write(true)
+                .create_new(true)
+                .open(&self.temporary)?;
+            file.seek(io::SeekFrom::Start(0))?;
+            io::copy(&mut file, &mut again)?;
+            again.sync_all()?;
+        }
         drop(file);
         std::fs::rename(&self.temporary, &self.path)
     }
+}
+
+/// Whether `path` names `file` itself (the same device and inode).
+fn names(path: &Path, file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let ours = file.metadata()?;
+    Ok(std::fs::symlink_metadata(path)
+        .is_ok_and(|there| (there.dev(), there.ino()) == (ours.dev(), ours.ino())))
 }
 
 impl Drop for AtomicFile {
