@@ -403,6 +403,9 @@ class _Reporter(_Plugin):
 
     def pytest_sessionstart(self, session):
         self.session = session
+        # The run is past its arguments and about to collect; the matching
+        # `session_ended` tells tcrunner the process did not end under it.
+        self.writer.write('{"ev":"session_started"}\n')
         # In case teamcity-messages got configured before us after all.
         teamcity = getattr(self.config, "_teamcityReporting", None)
         if teamcity is not None:
@@ -872,7 +875,7 @@ class _Reporter(_Plugin):
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
-        self.writer.flush()
+        self.writer.flush('{"ev":"session_ended"}\n')
         # pytest's own hooks print the summary after this one.
         self.writer.sync()
 

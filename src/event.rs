@@ -28,6 +28,13 @@ pub enum TestEvent {
     /// the same stream as the events and in order with them (pytest `-s`):
     /// text between a test's start and end is that test's.
     LiveOutput,
+    /// The framework's session began: our reporter is loaded and the
+    /// framework goes on to collect (pytest).
+    SessionStarted,
+    /// The framework's session reached its end, however it went: a source
+    /// that says [`TestEvent::SessionStarted`] says this too, unless the
+    /// process ended early (`os._exit` outside any test).
+    SessionEnded,
     /// The number of tests that will run, when the source knows it.
     Collected {
         /// How many.

@@ -190,6 +190,8 @@ impl Tree {
                 version: version.as_deref(),
             }),
             TestEvent::LiveOutput => out.event(TreeEvent::LiveOutput),
+            // The run's own course, for the run loop alone.
+            TestEvent::SessionStarted | TestEvent::SessionEnded => Ok(()),
             TestEvent::Suite(node) | TestEvent::Test(node) => {
                 if let Some(order) = &mut self.collected {
                     if !self.declared.contains(&node.id) {

@@ -839,6 +839,42 @@ fn pytest_exit_before_any_test_keeps_its_code_and_reason() {
     }
 }
 
+/// pytest's process ending outside any test before its session ended
+/// (`os._exit` while a test module is imported, or right after code under
+/// test forged its test's pass into the event pipe) is a crash: the tests
+/// after that point did not run. Neither a run whose reporter never loaded,
+/// nor, with code 0, a whole run.
+#[test]
+fn pytest_ending_before_its_session_did_is_a_crash() {
+    let project = pytest_project();
+    for (how, when) in [
+        ("import", "while collecting tests"),
+        ("forge", "between tests"),
+    ] {
+        let run = Tcrunner::pytest(project.path())
+            .args(["--path", "test_session_exit.py"])
+            .env("FAULT_HOW", how)
+            .run(LIMIT);
+        assert_sound(&run, 71);
+        let said = format!(
+            "tcrunner: pytest exited with code 0 {when}, before its session ended: \
+             the tests after that point did not run"
+        );
+        assert_eq!(tcrunner_line(&run), said, "{how}");
+        assert_contains(&run.text(), "status='ERROR'", &run);
+        assert_eq!(
+            run.count(&["did not start"]),
+            0,
+            "{how}\n{}",
+            run.describe()
+        );
+        assert!(
+            !run.has_test("test_never_runs"),
+            "{how}: a test that never ran is not invented"
+        );
+    }
+}
+
 #[test]
 fn pytest_no_tests_exits_5_and_says_so() {
     let project = pytest_project();

@@ -69,6 +69,9 @@ pub(super) struct State {
     /// cleanly inside one ([`Framework::stopped_on_purpose`]): its exit
     /// code stands.
     stopped_on_purpose: bool,
+    /// Where the framework's session is, as our reporter said it (pytest's
+    /// says both ends; the others neither).
+    session: Session,
     /// Test files the framework started and has not ended, by id, with
     /// their names (jest: [`Framework::opens_files_as_they_run`]).
     open_files: FastMap<String, String>,
@@ -110,6 +113,7 @@ impl State {
             unavailable: false,
             stopped_on_purpose: false,
             reporter_error: None,
+            session: Session::NotBegun,
             open_files: FastMap::default(),
             problems: Vec::new(),
             socket,
@@ -291,6 +295,8 @@ impl State {
             } if self.reporter_error.is_none() => {
                 self.reporter_error = Some(text.clone());
             }
+            TestEvent::SessionStarted => self.session = Session::Begun,
+            TestEvent::SessionEnded => self.session = Session::Ended,
             TestEvent::Started { id } => {
                 self.running.entry(id.clone()).or_insert_with(Instant::now);
             }
@@ -422,6 +428,7 @@ impl State {
             Ending::Exited if self.signalled.is_some() => {}
             Ending::Exited => {
                 self.crash_verdicts(pipeline)?;
+                self.ended_before_its_session_did(pipeline)?;
                 self.ended_inside_a_file(pipeline)?;
                 self.failed_outside_tests(pipeline)?;
                 if self.reported
@@ -521,6 +528,36 @@ impl State {
         self.problem(ProblemKind::NotStarted, &hint);
         self.setup_failure = Some(hint);
         Ok(())
+    }
+
+    /// The framework exited by itself, no test running, after its session
+    /// began and before it ended (pytest: `os._exit` while a test module
+    /// was imported, or from a thread between tests): the tests after that
+    /// point never ran. It is a crash, not a run whose reporter never
+    /// loaded, nor a whole run: the code may well be 0.
+    fn ended_before_its_session_did<W: Write>(
+        &mut self,
+        pipeline: &mut Pipeline<W>,
+    ) -> io::Result<()> {
+        let Some(status) = self.status else {
+            return Ok(());
+        };
+        if self.session != Session::Begun || self.crashed || self.stopped_on_purpose {
+            return Ok(());
+        }
+        self.crashed = true;
+        let when = if pipeline.summary().total() == 0 {
+            "while collecting tests"
+        } else {
+            "between tests"
+        };
+        let text = format!(
+            "{} {} {when}, before its session ended: the tests after that point did not run",
+            self.name,
+            describe(status)
+        );
+        self.problem(ProblemKind::Crash, &text);
+        tell(pipeline, LogLevel::Error, text)
     }
 
     /// The framework exited by itself, no test running, inside a file it
@@ -764,4 +801,13 @@ impl State {
 fn tell<W: Write>(pipeline: &mut Pipeline<W>, level: LogLevel, text: String) -> io::Result<()> {
     note(&text);
     pipeline.event(TestEvent::Log { level, text })
+}
+
+/// Where the framework's session is, as our reporter says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Session {
+    /// Not begun, or the reporter does not say.
+    NotBegun,
+    Begun,
+    Ended,
 }
