@@ -34,6 +34,8 @@ class _Writer:
         self.ident = _ident(fd)  # what the descriptor is: see _still_ours
         self.batch = None  # a list while gathering lines
         self.inband = False  # see to_stdout
+        self.stdout = 1  # where in-band frames go: see _stdout
+        self.stdout_ident = None
         self.writing = False  # finishing a cut-short write, which a signal's handler must not cut into
 
     def to_stdout(self):
@@ -49,6 +51,11 @@ class _Writer:
         the event pipe, and the frames must not come before those lines."""
         self.sync()
         self.inband = True
+        try:
+            held = os.dup(1)  # not inheritable: tests' processes do not get it
+        except OSError:
+            held = 1
+        self.stdout, self.stdout_ident = held, _ident(held)
         self.frame_open = ("\x1b_tcrunner;%s;" % os.environ.get("TCRUNNER_INBAND_KEY", "")).encode("ascii", "replace")
 
     @classmethod
@@ -85,7 +92,7 @@ class _Writer:
             # tcrunner reads as well.
             self.to_stdout()
         if self.inband:
-            fd = 1
+            fd = self._stdout()
             try:
                 sys.stdout.flush()  # what the test printed goes first
             except Exception:
@@ -118,6 +125,15 @@ class _Writer:
         writing there would lose the events and spoil the file. One fstat
         a write, under a microsecond."""
         return _ident(self.fd) == self.ident
+
+    def _stdout(self):
+        """pytest's stdout as it was when the events moved there, through a
+        descriptor of our own: a test that points descriptor 1 elsewhere
+        (`os.dup2(devnull, 1)`) sends its own text there, not the events. If
+        ours went too (`os.closerange`), descriptor 1."""
+        if self.stdout != 1 and _ident(self.stdout) != self.stdout_ident:
+            self.stdout = 1
+        return self.stdout
 
     def _write_rest(self, fd, data, written):
         # A signal's handler that writes must wait for the rest of this line

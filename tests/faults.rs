@@ -144,6 +144,21 @@ fn a_test_closing_the_event_pipe_loses_no_result() {
     }
 }
 
+/// Under `-s` the events go in pytest's stdout, through a descriptor of
+/// the reporter's own: a test that points descriptors 1 and 2 at
+/// /dev/null silences itself, and every result still arrives.
+#[test]
+fn a_test_redirecting_stdout_under_capture_off_loses_no_result() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_redirects_stdout.py", "--", "-s"])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    assert!(run.passed("test_redirects"), "{}", run.describe());
+    assert_contains(&run.failure_of("test_fails"), "really failed", &run);
+    assert!(run.passed("test_after"), "{}", run.describe());
+}
+
 #[test]
 fn pytest_dying_mid_test_fails_that_test_and_exits_71() {
     let project = pytest_project();
