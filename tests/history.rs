@@ -261,6 +261,30 @@ fn a_corrupt_history_is_one_warning_and_the_run_goes_on() {
     assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
 }
 
+/// Where the history folder cannot be written (here a file holds its
+/// name; a read-only checkout does the same), a selection that needs the
+/// order file stops the run with exit 74 rather than run every test: two
+/// shards would each run them all. An order alone (`--ff`) only warns.
+#[test]
+fn an_unwritable_history_folder_stops_a_shard_rather_than_run_everything() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false), ("b", false)]));
+    project.write(".tcrunner", "not a folder");
+    let run = pytest(&project, &["--shard", "1/2"]);
+    run.assert_code(74);
+    assert!(started(&run).is_empty(), "{}", run.describe());
+    let order = project.path().join(".tcrunner/order-");
+    assert!(
+        run.stderr
+            .contains(&format!("tcrunner: --shard {}", order.display())),
+        "{}",
+        run.stderr
+    );
+    let run = pytest(&project, &["--ff"]);
+    run.assert_code(0);
+    assert_eq!(started(&run), ["test_a", "test_b"]);
+}
+
 #[test]
 fn concurrent_runs_leave_a_whole_history() {
     let project = Project::copy("history/pytest");

@@ -218,7 +218,6 @@ pub(super) fn prepare(
         || !plan.only.is_empty()
         || !batch_only.is_empty();
     if ordered && ordering {
-        let path = dir.join(format!("order-{}.json", std::process::id()));
         let order = serde_json::json!({
             "first": plan.first,
             "skip": plan.skip,
@@ -228,17 +227,21 @@ pub(super) fn prepare(
             "new_first": raw.new_first,
             "known": known,
         });
-        let written =
-            std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, order.to_string()));
-        match written {
-            Ok(()) => {
-                request.order_file = Some(path.clone());
-                order_file = Some(path);
-            }
-            Err(e) => note(&format!(
-                "warning: cannot write {}: {e}; running in the framework's order",
-                path.display()
-            )),
+        // What the file selects, if anything, beyond an order.
+        let selects = if !shard_order.is_null() {
+            Some("--shard")
+        } else if !batch_only.is_empty() {
+            Some("TeamCity's parallel batch")
+        } else if !plan.only.is_empty() {
+            Some("--lf")
+        } else if !plan.skip.is_empty() {
+            Some("--sw")
+        } else {
+            None
+        };
+        if let Some(path) = write_order(&dir, &order, selects)? {
+            request.order_file = Some(path.clone());
+            order_file = Some(path);
         }
     }
     // What the tests about to run took last time, for the human view's time
@@ -312,16 +315,41 @@ fn order_files(
             known.len()
         ));
     }
-    let path = dir.join(format!("order-{}.json", std::process::id()));
     let order = serde_json::json!({ "first": first, "new_first": new_first, "known": known });
+    // An order alone: never an error.
+    if let Ok(path) = write_order(dir, &order, None) {
+        request.order_file = path;
+    }
+}
+
+/// Writes the order file our reporters read (`order-<pid>.json` in the
+/// history folder) and returns its path. When it cannot be written, an
+/// order alone is dropped with a warning and the framework's order runs;
+/// a selection (the option `selects` names) stops the run instead:
+/// running every test would run a shard's tests on every machine, or
+/// rerun what `--lf` and `--sw` leave out.
+fn write_order(
+    dir: &Path,
+    order: &serde_json::Value,
+    selects: Option<&'static str>,
+) -> Result<Option<PathBuf>, RunError> {
+    let path = dir.join(format!("order-{}.json", std::process::id()));
     let written =
         std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, order.to_string()));
-    match written {
-        Ok(()) => request.order_file = Some(path),
-        Err(e) => note(&format!(
-            "warning: cannot write {}: {e}; running in the framework's order",
-            path.display()
-        )),
+    match (written, selects) {
+        (Ok(()), _) => Ok(Some(path)),
+        (Err(source), Some(option)) => Err(RunError::OutputFile(crate::report::FileError {
+            option,
+            path,
+            source,
+        })),
+        (Err(e), None) => {
+            note(&format!(
+                "warning: cannot write {}: {e}; running in the framework's order",
+                path.display()
+            ));
+            Ok(None)
+        }
     }
 }
 
