@@ -434,7 +434,10 @@ fn js_sequence(project: &Project, ext: &str, esm: bool) {
     };
     project.write(
         &file("one"),
-        &js_tests(&[("a", true), ("b", false), ("c", true)], esm),
+        &js_tests(
+            &[("a", true), ("b", false), ("c", true), ("c extra", false)],
+            esm,
+        ),
     );
     project.write(&file("two"), &js_tests(&[("d", false), ("a", false)], esm));
     run(&[]).assert_code(1).assert_clean();
@@ -450,13 +453,14 @@ fn js_sequence(project: &Project, ext: &str, esm: bool) {
     );
     assert_eq!(recorded["tests"][format!("{one}::c")]["verdict"], "failed");
 
-    // Exactly the failed tests: `a` of two.test has a's title but passed.
+    // Exactly the failed tests: `a` of two.test has a's title but passed,
+    // and `c extra` only starts like `c`.
     let lf = run(&["--lf"]);
     lf.assert_code(1).assert_clean();
     assert_eq!(started(&lf), ["a", "c"], "{}", lf.describe());
     assert_eq!(
         line(&lf.text(), "run-last-failure:"),
-        Some("run-last-failure: 2 failed tests of 5")
+        Some("run-last-failure: 2 failed tests of 6")
     );
     project.write(
         &file("one"),

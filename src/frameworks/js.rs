@@ -208,7 +208,11 @@ fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
 /// matches it against the titles joined by `joiner`; where that is a space,
 /// a ` > ` of the target may also be part of a title (`'a > b'`), so the
 /// pieces are joined by either.
-fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<String> {
+fn name_pattern(
+    targets: &[(String, Vec<String>)],
+    joiner: &str,
+    tests_only: bool,
+) -> Option<String> {
     let between = if joiner == " " { "(?: | > )" } else { joiner };
     let alternatives: Vec<String> = targets
         .iter()
@@ -225,12 +229,15 @@ fn name_pattern(targets: &[(String, Vec<String>)], joiner: &str) -> Option<Strin
         return None;
     }
     // A named describe selects everything under it: allow a suffix after a
-    // separator. `[\s\S]`, not `.`: a title may hold a newline, which `.`
-    // does not match in a JavaScript pattern.
-    Some(format!(
-        "^(?:{})(?:{joiner}[\\s\\S]*)?$",
-        alternatives.join("|")
-    ))
+    // separator, unless the targets are known to be tests. `[\s\S]`, not
+    // `.`: a title may hold a newline, which `.` does not match in a
+    // JavaScript pattern.
+    let under = if tests_only {
+        String::new()
+    } else {
+        format!("(?:{joiner}[\\s\\S]*)?")
+    };
+    Some(format!("^(?:{}){under}$", alternatives.join("|")))
 }
 
 /// `path` without `.` parts (`.`, `./src` → ``, `src`).
@@ -573,7 +580,7 @@ impl Framework for Jest {
         let own_start = shown.len();
         shown.extend(request.raw.iter().cloned());
         let own_end = shown.len();
-        if let Some(pattern) = name_pattern(&plan.targets, " ") {
+        if let Some(pattern) = name_pattern(&plan.targets, " ", request.targets_are_tests) {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         if !plan.targets.is_empty() {
@@ -732,7 +739,7 @@ impl Framework for Vitest {
         } else {
             " "
         };
-        if let Some(pattern) = name_pattern(&plan.targets, joiner) {
+        if let Some(pattern) = name_pattern(&plan.targets, joiner, request.targets_are_tests) {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         let entry = plan.package.dir.join("vitest.mjs");
@@ -886,7 +893,7 @@ mod tests {
     fn targets_become_anchored_escaped_patterns() {
         let t = |s: &str| split_target(s).unwrap();
         let targets = vec![t("a.test.ts::outer > in.ner > adds (1+1)"), t("b.test.ts")];
-        let pattern = name_pattern(&targets, " ").unwrap();
+        let pattern = name_pattern(&targets, " ", false).unwrap();
         assert_eq!(
             pattern,
             r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))(?: [\s\S]*)?$"
@@ -902,17 +909,24 @@ mod tests {
         }
         assert!(!re.is_match("outer in.ner adds (1+1)x"));
         assert_eq!(
-            name_pattern(&targets, " > ").unwrap(),
+            name_pattern(&targets, " > ", false).unwrap(),
             r"^(?:outer > in\.ner > adds \(1\+1\))(?: > [\s\S]*)?$"
         );
-        assert_eq!(name_pattern(&[t("b.test.ts")], " "), None);
+        assert_eq!(name_pattern(&[t("b.test.ts")], " ", false), None);
         assert!(split_target("::x").is_err());
         assert!(split_target("a.ts::x >  > y").is_err());
         // A title's own spaces are part of it.
-        let padded = name_pattern(&[t("a.ts::parses ")], " ").unwrap();
+        let padded = name_pattern(&[t("a.ts::parses ")], " ", false).unwrap();
         let re = regex::Regex::new(&padded).unwrap();
         assert!(re.is_match("parses "));
         assert!(!re.is_match("parses x"));
+        // Targets known to be tests (`--lf`'s failures) take nothing under
+        // them: not a test whose title only starts the same.
+        let tests = name_pattern(&targets, " ", true).unwrap();
+        assert_eq!(tests, r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))$");
+        let re = regex::Regex::new(&tests).unwrap();
+        assert!(re.is_match("outer in.ner adds (1+1)"));
+        assert!(!re.is_match("outer in.ner adds (1+1) x"));
     }
 
     #[test]

@@ -43,6 +43,10 @@ pub(crate) struct Request {
     pub paths: Vec<PathBuf>,
     /// Targets (`--target`), in the forms documented per framework.
     pub targets: Vec<String>,
+    /// The targets name tests, never a describe block (`--lf` puts the
+    /// recorded failures there): jest and vitest match their names whole,
+    /// with nothing under them.
+    pub targets_are_tests: bool,
     /// Raw framework arguments (after `--`).
     pub raw: Vec<String>,
     /// Only collect.

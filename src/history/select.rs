@@ -151,6 +151,7 @@ pub(crate) fn plan(
             if files_as_paths {
                 request.paths = files;
                 request.targets = targets;
+                request.targets_are_tests = true;
             } else {
                 // The run as asked, with the reporter collecting only the
                 // failures' files and keeping only the failures, as

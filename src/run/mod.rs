@@ -166,6 +166,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         project: project.clone(),
         paths: raw.paths.clone(),
         targets: raw.targets.clone(),
+        targets_are_tests: false,
         raw: raw.raw.clone(),
         collect_only,
         test_timeout: raw.timeout,
