@@ -25,6 +25,7 @@ ordered the items (``-k``, ``-m``, the project's own hooks):
   first, as pytest's ``--nf`` does.
 """
 
+import heapq
 import json
 import os
 
@@ -53,19 +54,23 @@ def _split(items, shard):
     fallback = max(1, sum(recorded) // len(recorded)) if recorded else 1
     weights = [max(1, durations.get(item.nodeid, fallback)) for item in items]
     order = sorted(range(len(items)), key=lambda i: (-weights[i], items[i].nodeid))
-    loads = [0] * count
+    # Each test to the lightest shard so far, the lowest index on a tie. No
+    # more shards than tests are ever chosen (the rest stay empty), so a huge
+    # count costs nothing.
+    loads = [(0, s) for s in range(min(count, len(items)))]  # a heap already
     mine = set()
     for i in order:
-        lightest = min(range(count), key=lambda s: (loads[s], s))
-        loads[lightest] += weights[i]
+        load, lightest = heapq.heappop(loads)
+        heapq.heappush(loads, (load + weights[i], lightest))
         if lightest == index:
             mine.add(i)
     if recorded:
-        total = sum(loads)
+        total = sum(weights)
+        planned = sum(weights[i] for i in mine)
         share = "planned %.1f s of %.1f s (%.0f%%)" % (
-            loads[index] / 1000.0,
+            planned / 1000.0,
             total / 1000.0,
-            100.0 * loads[index] / max(total, 1),
+            100.0 * planned / max(total, 1),
         )
     else:
         share = "split by count: no durations recorded"

@@ -875,6 +875,26 @@ fn a_bad_shard_is_a_usage_error() {
     }
 }
 
+/// More shards than tests: each test goes to a shard of its own and the
+/// rest run nothing (exit 5), however many there are, at no cost.
+#[test]
+fn a_huge_shard_count_gives_each_test_a_shard_and_the_rest_nothing() {
+    let project = Project::copy("history/pytest");
+    project.write("test_one.py", &py_tests(&[("a", false), ("b", false)]));
+    let huge = 4_294_967_297u64;
+    let mut ran = Vec::new();
+    for k in 1..=2 {
+        let run = pytest(&project, &["--shard", &format!("{k}/{huge}")]);
+        run.assert_code(0);
+        ran.extend(started(&run));
+    }
+    ran.sort();
+    assert_eq!(ran, ["test_a", "test_b"]);
+    let run = pytest(&project, &["--shard", &format!("3/{huge}")]);
+    run.assert_code(5);
+    assert!(started(&run).is_empty(), "{}", run.describe());
+}
+
 fn js_shards(project: &Project, ext: &str, esm: bool) {
     let mut all = Vec::new();
     for file in 0..5 {

@@ -33,7 +33,8 @@ impl Shard {
 }
 
 /// The split: for each unit (in the order given) its shard, and each
-/// shard's planned load.
+/// shard's planned load (shards past the number of units, which get
+/// nothing, are not listed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Split {
     pub shard_of: Vec<usize>,
@@ -55,7 +56,9 @@ pub(crate) fn split(units: &[(&str, Option<u64>)], count: usize) -> Split {
             .cmp(&weight(units[a].1))
             .then_with(|| units[a].0.cmp(units[b].0))
     });
-    let mut loads = vec![0u64; count.max(1)];
+    // No more shards than units are ever chosen (the rest stay empty, and
+    // are left out of `loads`), so a huge count costs nothing.
+    let mut loads = vec![0u64; count.min(units.len()).max(1)];
     let mut shard_of = vec![0; units.len()];
     for unit in order {
         let (lightest, _) = loads
@@ -113,5 +116,14 @@ mod tests {
         let units: Vec<(&str, Option<u64>)> = names.iter().map(|n| (n.as_str(), None)).collect();
         let split = split(&units, 4);
         assert_eq!(split.loads, [3, 3, 2, 2]);
+    }
+
+    #[test]
+    fn more_shards_than_units_give_each_unit_its_own_at_no_cost() {
+        let units = [("a", Some(5)), ("b", Some(7)), ("c", None)];
+        let split = split(&units, usize::MAX);
+        // b (7), c (the mean, 6), a (5): longest first.
+        assert_eq!(split.shard_of, [2, 0, 1]);
+        assert_eq!(split.loads, [7, 6, 5]);
     }
 }
