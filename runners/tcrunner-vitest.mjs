@@ -518,11 +518,15 @@ export default class TcrunnerVitestReporter {
     } else if (result.state !== 'passed') {
       event.outcome = 'skipped'; // still pending when its module ended: never ran
     }
-    if (result.state === 'passed' && retries > 0 && result.errors && result.errors.length) {
-      // Passed on a retry: the failed attempts are told in its stderr, as
-      // the jest reporter tells them, so that a flaky test shows as one.
-      const numbered = result.errors.length === retries;
-      result.errors.forEach((err, i) => {
+    const retried = retries > 0 && result.errors && result.errors.length;
+    if (retried && (result.state === 'passed' || result.state === 'failed')) {
+      // Run again: the failed attempts before the last one are told in its
+      // stderr, as the jest reporter tells them, so that a test that passed
+      // on a retry shows as flaky and one that never did as retried. A
+      // failed test's last attempt is its verdict.
+      const attempts = result.state === 'passed' ? result.errors : result.errors.slice(0, -1);
+      const numbered = attempts.length === retries;
+      attempts.forEach((err, i) => {
         const { message, details } = describeErrors([err]);
         const attempt = numbered ? `Attempt ${i + 1}` : 'An attempt';
         out.push({ ev: 'output', id: node.id, stream: 'stderr', text: `${attempt} failed: ${message}\n${details}\n` });
