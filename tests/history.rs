@@ -307,6 +307,42 @@ fn concurrent_runs_leave_a_whole_history() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// Runs that end at once merge into the history in turn, under a lock on
+/// its folder: each reads what the one before it wrote, and none loses
+/// another's results. Held from outside here, the lock keeps two runs
+/// waiting after their streams ended; let go, both are recorded.
+#[test]
+fn runs_ending_at_once_merge_into_the_history_in_turn() {
+    use std::os::fd::AsRawFd;
+    let project = Project::copy("history/pytest");
+    project.write("test_a.py", &py_tests(&[("a", true)]));
+    project.write("test_b.py", &py_tests(&[("b", false)]));
+    let dir = project.path().join(".tcrunner");
+    std::fs::create_dir_all(&dir).unwrap();
+    let held = std::fs::File::open(&dir).unwrap();
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let mut runs: Vec<_> = ["test_a.py", "test_b.py"]
+        .into_iter()
+        .map(|file| {
+            let mut run = Tcrunner::pytest(project.path())
+                .args(["--path", file])
+                .spawn();
+            run.wait_for("##teamcity[testingFinished]", LIMIT);
+            run
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    for run in &mut runs {
+        assert!(!run.is_finished(), "a run merged while the lock was held");
+    }
+    drop(held);
+    let codes: Vec<i32> = runs.into_iter().map(|r| r.finish(LIMIT).code()).collect();
+    assert_eq!(codes, [1, 0]);
+    let tests = &util::json(&dir.join("history-pytest.json"))["tests"];
+    assert_eq!(tests["test_a.py::test_a"]["verdict"], "failed", "{tests}");
+    assert_eq!(tests["test_b.py::test_b"]["verdict"], "passed", "{tests}");
+}
+
 #[test]
 fn a_run_keeps_what_another_run_recorded_while_it_ran() {
     let project = Project::copy("history/pytest");

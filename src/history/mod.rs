@@ -13,5 +13,5 @@ pub(crate) use select::{plan, Options, Plan};
 pub(crate) use shard::{split, Shard};
 pub(crate) use show::show;
 pub(crate) use store::{
-    load, load_stamped, path, save, Entry, History, ShardRound, Stamp, Verdict, DEFAULT_DIR,
+    load, load_stamped, lock, path, save, Entry, History, ShardRound, Stamp, Verdict, DEFAULT_DIR,
 };

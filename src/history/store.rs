@@ -215,6 +215,28 @@ fn parse(file: &Path, text: &[u8], framework: &str, warn: impl FnOnce(String)) -
     }
 }
 
+/// The folder of the history `file`, made on first use with a
+/// `.gitignore` so that it stays out of version control.
+fn folder(file: &Path) -> io::Result<&Path> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        std::fs::create_dir_all(dir)?;
+        let _ = std::fs::write(dir.join(".gitignore"), "# made by tcrunner\n*\n");
+    }
+    Ok(dir)
+}
+
+/// Locks the folder of the history `file` for this process until the
+/// handle returned is dropped (`flock`): runs that end at once merge into
+/// the file in turn, each reading what the one before it wrote, so none
+/// loses another's results. `None` where the folder cannot be made or
+/// locked: the run then merges unlocked, as before.
+pub(crate) fn lock(file: &Path) -> Option<std::fs::File> {
+    let folder = std::fs::File::open(folder(file).ok()?).ok()?;
+    rustix::fs::flock(&folder, rustix::fs::FlockOperation::LockExclusive).ok()?;
+    Some(folder)
+}
+
 /// Writes the history whole: into a temporary file beside it, then renamed
 /// over the old one, so a reader sees the old file or the new one, never a
 /// part. Not synced to the disk: it is a cache, and the file a power cut
@@ -223,11 +245,7 @@ fn parse(file: &Path, text: &[u8], framework: &str, warn: impl FnOnce(String)) -
 /// The cache folder is made on first use, with a `.gitignore` so it stays
 /// out of version control.
 pub(crate) fn save(file: &Path, history: &History) -> io::Result<()> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        std::fs::create_dir_all(dir)?;
-        let _ = std::fs::write(dir.join(".gitignore"), "# made by tcrunner\n*\n");
-    }
+    let dir = folder(file)?;
     let name = file
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;

@@ -497,6 +497,8 @@ impl Session {
             Ok(ran) => ran.clone(),
             Err(_) => return,
         };
+        // Held until the file is written: another run's merge waits.
+        let _locked = history::lock(&self.file);
         let mut history: History = match self.read {
             Some((history, stamp)) if history::Stamp::now(&self.file) == Some(stamp) => history,
             _ => history::load(&self.file, self.framework, drop),
