@@ -183,6 +183,26 @@ fn groups_scenarios_and_every_pass_policy() {
     }
 }
 
+/// `--collect-only --json` lists every collected test, with no verdict
+/// (`status` null, `raw_status` `collected`), counted in no summary: the
+/// same tests the CTRF and JUnit files list.
+#[test]
+fn a_collect_only_result_lists_the_collected_tests_without_a_verdict() {
+    let project = Project::copy("pytest-grading");
+    let (code, result) = graded(&project, &["--collect-only"]);
+    assert_eq!(code, 0, "{result:#}");
+    let tests = result["tests"].as_array().unwrap();
+    let (run_code, full) = graded(&project, &[]);
+    assert_eq!(run_code, 1);
+    assert_eq!(tests.len(), full["tests"].as_array().unwrap().len());
+    for test in tests {
+        assert_eq!(test["status"], Value::Null, "{test}");
+        assert_eq!(test["raw_status"], "collected", "{test}");
+    }
+    assert_eq!(result["summary"]["total"], 0);
+    assert!(test(&result, "test_core_passes")["group"].is_string());
+}
+
 #[test]
 fn teamcity_dialect_reports_group_statistics() {
     let project = Project::copy("pytest-grading");

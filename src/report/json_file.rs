@@ -72,7 +72,7 @@ impl JsonFile {
             suite: &'a [String],
             file: Option<&'a str>,
             line: Option<u32>,
-            status: &'static str,
+            status: Option<&'static str>,
             raw_status: &'static str,
             duration_ms: Option<u64>,
             message: Option<&'a str>,
@@ -85,12 +85,14 @@ impl JsonFile {
             group: &'a str,
             scenario: Option<&'a str>,
         }
-        let Some(status) = test.status.graded() else {
-            return Ok(());
-        };
+        // A test only collected (`--collect-only`) is listed with no
+        // verdict, and counted nowhere.
+        let status = test.status.graded();
         let group = self.grader.group(test.file.as_deref(), &test.tags);
-        self.summary.count(status);
-        self.groups.count(group, status);
+        if let Some(status) = status {
+            self.summary.count(status);
+            self.groups.count(group, status);
+        }
         self.tests_ms += test.duration_ms.unwrap_or(0);
         let message = match test.status {
             record::Status::Stopped => Some("the run ended before this test finished"),
@@ -102,7 +104,7 @@ impl JsonFile {
             suite: &test.suites,
             file: test.file.as_deref(),
             line: test.line,
-            status: status.name(),
+            status: status.map(|s| s.name()),
             raw_status: test.status.raw(),
             duration_ms: test.duration_ms,
             message,
