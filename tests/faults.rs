@@ -686,6 +686,33 @@ fn pytest_second_signal_kills_the_group() {
     assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
 }
 
+/// tcrunner killed outright (SIGKILL, which it cannot catch) takes the
+/// framework with it: pytest is not left running a test nobody reads.
+#[test]
+fn pytest_does_not_outlive_tcrunner_killed_outright() {
+    let project = pytest_project();
+    let mut tcrunner = Tcrunner::pytest(project.path());
+    tcrunner.args(["--path", "test_slow.py"]);
+    let marker = tcrunner.marker().to_owned();
+    let mut running = tcrunner.spawn();
+    running.wait_for("name='test_sleeps'", LIMIT);
+    let tcrunner_pid = running.pid() as i32;
+    running.signal(libc::SIGKILL);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let alive = || {
+        util::leftovers(&marker)
+            .into_iter()
+            .filter(|(pid, _)| *pid != tcrunner_pid)
+            .collect::<Vec<_>>()
+    };
+    while !alive().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = alive();
+    util::kill_marked(&marker);
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
 /// With no second signal, the framework gets the grace period, then SIGKILL.
 #[test]
 fn pytest_signal_then_grace_period_then_kill() {

@@ -97,7 +97,7 @@ impl Child {
             .process_group(0);
         // SAFETY: the closure runs in the forked child, where only
         // async-signal-safe calls are allowed: it makes fcntl (a plain
-        // system call through rustix), signal, and in a sandbox the raw
+        // system call through rustix), signal, prctl, and in a sandbox the raw
         // system calls of `sandbox::enter_for_exec` on memory prepared
         // before the fork. `event_fd` names the
         // pipe's write end, which `events_write` keeps open until after
@@ -117,6 +117,10 @@ impl Child {
                 for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
                     libc::signal(signal, libc::SIG_DFL);
                 }
+                // tcrunner killed outright (SIGKILL, an OOM kill) takes the
+                // framework with it rather than leave it running unread;
+                // its workers follow when their channel to it closes.
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 // Last: in the sandbox, only the framework's process comes
                 // back from this to exec.
                 if let Some(sandbox) = &sandbox {
