@@ -20,16 +20,27 @@ pub(crate) struct RanTest {
 /// suite and ended by itself) tests it did not see are dropped; a file's
 /// load failure is dropped whenever that file ran again.
 pub(crate) fn merge(history: &mut History, ran: &[RanTest], full: bool) {
+    use std::collections::BTreeSet;
     let time = now();
-    let files: std::collections::BTreeSet<&str> = ran.iter().map(|t| t.file.as_str()).collect();
-    // A file that ran again either failed to load again (recorded anew
-    // below) or loaded: its old load failure is gone either way.
-    history
-        .tests
-        .retain(|_, entry| !(entry.whole_file && files.contains(entry.file.as_str())));
+    let files: BTreeSet<&str> = ran.iter().map(|t| t.file.as_str()).collect();
+    let seen: BTreeSet<&str> = ran.iter().map(|t| t.id.as_str()).collect();
+    // A file that ran again and loaded: its old load failure is gone. One
+    // that failed to load again keeps its entry (and when it was first
+    // seen), updated below.
+    history.tests.retain(|id, entry| {
+        !(entry.whole_file && files.contains(entry.file.as_str()) && !seen.contains(id.as_str()))
+    });
     if full {
-        let seen: std::collections::BTreeSet<&str> = ran.iter().map(|t| t.id.as_str()).collect();
-        history.tests.retain(|id, _| seen.contains(id.as_str()));
+        // What a full run did not see is gone, but for the tests of a file
+        // that failed to load: hidden, not gone, they keep their durations
+        // (which shards split by) until it loads again.
+        let unloaded: BTreeSet<&str> = (ran.iter())
+            .filter(|t| t.whole_file)
+            .map(|t| t.file.as_str())
+            .collect();
+        history.tests.retain(|id, entry| {
+            seen.contains(id.as_str()) || unloaded.contains(entry.file.as_str())
+        });
     }
     // Tests that share an id (same titles in one file, one file in two
     // projects) are one entry: any failure fails it, and their times add
@@ -103,6 +114,48 @@ mod tests {
         );
         let ids: Vec<&str> = history.tests.keys().map(String::as_str).collect();
         assert_eq!(ids, ["a.py::one", "b.py::t"]);
+    }
+
+    #[test]
+    fn a_file_that_fails_to_load_keeps_its_tests_until_it_loads_again() {
+        let mut history = History::empty("pytest");
+        let broken = || ran("b.py::<collection>", Verdict::Failed);
+        merge(
+            &mut history,
+            &[
+                ran("a.py::one", Verdict::Passed),
+                ran("b.py::t", Verdict::Passed),
+            ],
+            true,
+        );
+        let first = history.tests["b.py::t"].first_seen;
+        merge(
+            &mut history,
+            &[ran("a.py::one", Verdict::Passed), broken()],
+            true,
+        );
+        assert_eq!(history.tests["b.py::t"].first_seen, first);
+        assert_eq!(history.tests["b.py::t"].duration_ms, 5);
+        let failure_seen = history.tests["b.py::<collection>"].first_seen;
+        // Broken again: the failure's entry stays the same one.
+        merge(
+            &mut history,
+            &[ran("a.py::one", Verdict::Passed), broken()],
+            true,
+        );
+        assert_eq!(history.tests["b.py::<collection>"].first_seen, failure_seen);
+        assert!(history.tests.contains_key("b.py::t"));
+        // Loaded, without `t`: the failure and `t` are gone.
+        merge(
+            &mut history,
+            &[
+                ran("a.py::one", Verdict::Passed),
+                ran("b.py::u", Verdict::Passed),
+            ],
+            true,
+        );
+        let ids: Vec<&str> = history.tests.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["a.py::one", "b.py::u"]);
     }
 
     #[test]
