@@ -686,6 +686,27 @@ fn pytest_second_signal_kills_the_group() {
     assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
 }
 
+/// Bytes written into the reporter's descriptor without a newline stick
+/// to the front of its next event line: the event is still read (from its
+/// `{"ev":"`), the bytes dropped with one line on stderr, and the test keeps
+/// its own verdict rather than be blamed for a crash.
+#[test]
+fn junk_before_an_event_loses_neither_the_event_nor_the_verdict() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_event_junk.py"])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    let failure = run.failure_of("test_fails_after_writing_junk");
+    assert_contains(&failure, "message='AssertionError: really failed'", &run);
+    assert!(run.passed("test_passes"), "{}", run.describe());
+    assert_eq!(
+        tcrunner_line(&run),
+        "tcrunner: ignoring 23 bytes before an event from the reporter: \
+         something else wrote into its descriptor"
+    );
+}
+
 /// tcrunner killed outright (SIGKILL, which it cannot catch) takes the
 /// framework with it: pytest is not left running a test nobody reads.
 #[test]

@@ -273,12 +273,25 @@ impl State {
             Ok(event) => event,
             Err(e) => {
                 self.bad_events += 1;
+                // Bytes before an event (something else wrote into the
+                // reporter's descriptor without a newline): the event is the
+                // line's last `{"ev":"` on, since JSON escapes that inside
+                // a string. The bytes are dropped, and the event kept.
+                let start = memchr::memmem::rfind(line, br#"{"ev":""#).filter(|&at| at > 0);
+                let kept = start.and_then(|at| TestEvent::from_line(&line[at..]).ok());
                 if self.bad_events == 1 {
-                    note(&format!(
-                        "ignoring a malformed event from the reporter: {e}"
-                    ));
+                    note(&match &kept {
+                        Some(_) => format!(
+                            "ignoring {} bytes before an event from the reporter: something else wrote into its descriptor",
+                            start.unwrap_or(0)
+                        ),
+                        None => format!("ignoring a malformed event from the reporter: {e}"),
+                    });
                 }
-                return Ok(());
+                match kept {
+                    Some(event) => event,
+                    None => return Ok(()),
+                }
             }
         };
         let on_import = matches!(event, TestEvent::Hello { .. } | TestEvent::LiveOutput)
