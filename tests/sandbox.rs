@@ -252,6 +252,67 @@ fn a_normal_jest_suite_passes_identically_inside() {
     same_inside_and_outside(|| Tcrunner::new(project.path()));
 }
 
+/// jest's cache in the host's `/tmp` is read inside, but what the run
+/// writes there goes to a private layer gone with it: a test rewriting the
+/// cache (to change what the next run reads) changes nothing outside.
+/// Named with `--writable`, the folder is written for real.
+#[test]
+fn a_sandboxed_jest_run_leaves_the_host_cache_as_it_was() {
+    let project = Project::copy("jest").link_node_modules(&node_modules("jest30"));
+    // `jest_<uid in base 36>`, jest's default.
+    let mut uid = unsafe { libc::getuid() };
+    let mut digits = Vec::new();
+    loop {
+        digits.push(std::char::from_digit(uid % 36, 36).unwrap());
+        uid /= 36;
+        if uid == 0 {
+            break;
+        }
+    }
+    let cache = PathBuf::from(format!(
+        "/tmp/jest_{}",
+        digits.iter().rev().collect::<String>()
+    ));
+    std::fs::create_dir_all(&cache).unwrap();
+    let name = util::unique("tcrunner-cache-probe");
+    let planted = cache.join(&name);
+    project.write(
+        "cache.test.js",
+        &format!(
+            "const fs = require('fs');\n\
+             test('writes into the cache', () => {{\n\
+             \x20 fs.writeFileSync({planted:?}, 'x');\n\
+             \x20 expect(fs.readFileSync({planted:?}, 'utf8')).toBe('x');\n\
+             }});\n"
+        ),
+    );
+    let run = |writable: bool| {
+        let mut tcrunner = Tcrunner::new(project.path());
+        tcrunner.args(["--sandbox", "--path", "cache.test.js"]);
+        if writable {
+            tcrunner.arg("--writable").arg(&cache);
+        }
+        tcrunner.run(LIMIT)
+    };
+    let inside = run(false);
+    inside.assert_code(0).assert_clean();
+    assert!(
+        inside.passed("writes into the cache"),
+        "{}",
+        inside.describe()
+    );
+    assert!(
+        !planted.exists(),
+        "the sandboxed run wrote the host's cache"
+    );
+    run(true).assert_code(0);
+    assert!(
+        planted.exists(),
+        "--writable: the host's cache was not written"
+    );
+    std::fs::remove_file(&planted).unwrap();
+}
+
 #[test]
 fn a_normal_vitest_suite_passes_identically_inside() {
     let project = Project::copy("vitest").link_node_modules(&node_modules("vitest4"));

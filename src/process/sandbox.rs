@@ -39,6 +39,20 @@ pub(crate) struct Sandbox {
     /// Paths the run reads (its program, folder, reporter files): those
     /// under `/tmp` stay visible, read-only, under the private `/tmp`.
     pub visible: Vec<PathBuf>,
+    /// Folders of the host's `/tmp` the run may write (a framework's cache,
+    /// jest's) whose writes go to a private layer over them (overlayfs),
+    /// gone with the run: a sandboxed run reads the host's cache but never
+    /// leaves the next run a changed one.
+    pub scratch: Vec<PathBuf>,
+}
+
+/// A folder of the host's `/tmp` under a private overlay: the strings its
+/// mount needs, made before the fork.
+struct Scratch {
+    path: CString,
+    /// `/tmp/.tcrunner-scratch-N`, its `upper` and `work` folders.
+    dirs: [CString; 3],
+    options: CString,
 }
 
 /// One step of the set-up, named in the refusal.
@@ -116,6 +130,7 @@ pub(crate) struct Prepared {
     /// whether each is a folder.
     keep: Vec<(CString, bool)>,
     writable: Vec<CString>,
+    scratch: Vec<Scratch>,
     cwd: CString,
     shm: bool,
     /// `/run` is a folder to hide.
@@ -129,7 +144,12 @@ impl Sandbox {
         // SAFETY: getuid and getgid cannot fail and touch no memory.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let mut keep: Vec<(CString, bool)> = Vec::new();
-        for path in self.visible.iter().chain(&self.writable) {
+        for path in self
+            .visible
+            .iter()
+            .chain(&self.writable)
+            .chain(&self.scratch)
+        {
             let Some(top) = under_tmp(path) else { continue };
             let c = cstring(top.as_os_str())?;
             if !keep.iter().any(|(k, _)| *k == c) && top.exists() {
@@ -152,6 +172,25 @@ impl Sandbox {
                 .writable
                 .iter()
                 .map(|p| cstring(p.as_os_str()))
+                .collect::<io::Result<_>>()?,
+            scratch: (self.scratch.iter().enumerate())
+                .filter(|(_, path)| path.is_dir())
+                .map(|(i, path)| {
+                    let dir = format!("/tmp/.tcrunner-scratch-{i}");
+                    let options = format!(
+                        "lowerdir={},upperdir={dir}/upper,workdir={dir}/work",
+                        path.display()
+                    );
+                    Ok(Scratch {
+                        path: cstring(path.as_os_str())?,
+                        dirs: [
+                            cstring(OsStr::new(&dir))?,
+                            cstring(OsStr::new(&format!("{dir}/upper")))?,
+                            cstring(OsStr::new(&format!("{dir}/work")))?,
+                        ],
+                        options: cstring(OsStr::new(&options))?,
+                    })
+                })
                 .collect::<io::Result<_>>()?,
             cwd: cstring(cwd.as_os_str())?,
             shm: Path::new("/dev/shm").is_dir(),
@@ -178,7 +217,11 @@ impl Sandbox {
             PathBuf::from(OsStr::from_bytes(value))
         });
         visible.extend(args.chain(values).filter(|p| p.is_absolute()));
-        Sandbox { writable, visible }
+        Sandbox {
+            writable,
+            visible,
+            scratch: Vec::new(),
+        }
     }
 }
 
@@ -569,6 +612,24 @@ unsafe fn mounts(p: &Prepared) -> bool {
             return false;
         }
     }
+    // A private layer over each scratch folder, where the kernel allows
+    // overlayfs in a user namespace (Linux 5.11); elsewhere the host's
+    // folder stays under it, writable, as a writable path is.
+    for scratch in &p.scratch {
+        let [dir, upper, work] = &scratch.dirs;
+        if libc::mkdir(dir.as_ptr(), 0o700) == 0
+            && libc::mkdir(upper.as_ptr(), 0o755) == 0
+            && libc::mkdir(work.as_ptr(), 0o755) == 0
+        {
+            libc::mount(
+                c"overlay".as_ptr(),
+                scratch.path.as_ptr(),
+                c"overlay".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                scratch.options.as_ptr().cast(),
+            );
+        }
+    }
     if p.run {
         // The host's daemons listen on sockets there (Docker's, D-Bus's),
         // which a read-only mount does not keep a test from connecting to.
@@ -599,7 +660,7 @@ unsafe fn mounts(p: &Prepared) -> bool {
     if !set_read_only(c"/", true, AT_RECURSIVE) || !set_read_only(c"/tmp", false, 0) {
         return false;
     }
-    for path in &p.writable {
+    for path in p.writable.iter().chain(p.scratch.iter().map(|s| &s.path)) {
         if !set_read_only(path, false, 0) {
             return false;
         }

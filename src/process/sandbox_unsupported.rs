@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Sandbox {
     pub writable: Vec<PathBuf>,
     pub visible: Vec<PathBuf>,
+    pub scratch: Vec<PathBuf>,
 }
 
 /// Never made: [`probe`] refuses first.
@@ -17,6 +18,7 @@ impl Sandbox {
         Sandbox {
             writable,
             visible: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 

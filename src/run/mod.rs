@@ -428,10 +428,20 @@ fn sandbox(
             }
         }
     }
+    let mut scratch = Vec::new();
     for path in framework.sandbox_writable(request)? {
-        writable.push(path.canonicalize().unwrap_or(path));
+        let path = path.canonicalize().unwrap_or(path);
+        // A cache in the host's `/tmp` (jest's) is written through a
+        // private layer: the next run must not read what this one's tests
+        // put there. Named with `--writable`, it is written for real.
+        if path.starts_with("/tmp") && !writable.contains(&path) {
+            scratch.push(path);
+        } else {
+            writable.push(path);
+        }
     }
-    let sandbox = Sandbox::for_spec(spec, writable);
+    let mut sandbox = Sandbox::for_spec(spec, writable);
+    sandbox.scratch = scratch;
     crate::process::probe_sandbox(&sandbox, &spec.cwd).map_err(RunError::Sandbox)?;
     Ok(sandbox)
 }
