@@ -613,21 +613,30 @@ unsafe fn mounts(p: &Prepared) -> bool {
         }
     }
     // A private layer over each scratch folder, where the kernel allows
-    // overlayfs in a user namespace (Linux 5.11); elsewhere the host's
-    // folder stays under it, writable, as a writable path is.
+    // overlayfs in a user namespace (Linux 5.11); elsewhere an empty
+    // private folder (a cold cache), never the host's for writing.
     for scratch in &p.scratch {
         let [dir, upper, work] = &scratch.dirs;
-        if libc::mkdir(dir.as_ptr(), 0o700) == 0
+        let overlaid = libc::mkdir(dir.as_ptr(), 0o700) == 0
             && libc::mkdir(upper.as_ptr(), 0o755) == 0
             && libc::mkdir(work.as_ptr(), 0o755) == 0
-        {
-            libc::mount(
+            && libc::mount(
                 c"overlay".as_ptr(),
                 scratch.path.as_ptr(),
                 c"overlay".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
+                tmpfs_flags,
                 scratch.options.as_ptr().cast(),
-            );
+            ) == 0;
+        let private = overlaid
+            || libc::mount(
+                c"tmpfs".as_ptr(),
+                scratch.path.as_ptr(),
+                c"tmpfs".as_ptr(),
+                tmpfs_flags,
+                c"mode=755".as_ptr().cast(),
+            ) == 0;
+        if !private {
+            return false;
         }
     }
     if p.run {
