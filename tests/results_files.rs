@@ -491,6 +491,47 @@ fn the_validator_and_the_round_trip_can_fail() {
     );
 }
 
+/// A file named through a symbolic link is written at the link's target,
+/// the link kept; a path that is no regular file (stdout, a pipe, a
+/// device) takes the bytes as they come, never replaced by a file.
+#[test]
+fn a_link_or_a_special_file_is_written_through() {
+    let dir = scratch("through");
+    let report = sample_reports().into_iter().next().expect("a sample");
+    std::fs::write(dir.join("target.xml"), "old").unwrap();
+    std::os::unix::fs::symlink("target.xml", dir.join("link.xml")).unwrap();
+    std::os::unix::fs::symlink("/proc/self/fd/1", dir.join("stdout.xml")).unwrap();
+    let link = dir.join("link.xml");
+    let stdout = dir.join("stdout.xml");
+    let out = tcrunner(&[
+        "convert",
+        "--format",
+        "none",
+        "--junit-xml",
+        link.to_str().unwrap(),
+        "--ctrf",
+        stdout.to_str().unwrap(),
+        report.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = std::fs::read_to_string(dir.join("target.xml")).unwrap();
+    assert!(written.starts_with("<?xml"), "{written}");
+    assert!(std::fs::symlink_metadata(&stdout)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        printed.starts_with("{\"reportFormat\":\"CTRF\""),
+        "{printed}"
+    );
+}
+
 #[test]
 fn an_unwritable_path_stops_before_anything_runs() {
     let project = Project::copy("pytest");

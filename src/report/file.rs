@@ -18,7 +18,10 @@ pub(crate) struct FileError {
 
 pub(crate) struct AtomicFile {
     path: PathBuf,
-    temporary: PathBuf,
+    /// `None` where the path is no regular file (a pipe, a device such as
+    /// `/dev/stdout`): written straight through, since a rename would
+    /// replace it.
+    temporary: Option<PathBuf>,
     out: Option<BufWriter<File>>,
 }
 
@@ -31,6 +34,22 @@ impl AtomicFile {
             path: path.to_owned(),
             source,
         };
+        // A symbolic link is written through: its target is the file
+        // replaced. A path that is no regular file takes the bytes as
+        // they come (a pipe cannot be renamed over; a device must not be).
+        let path = match std::fs::metadata(path) {
+            Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+                let file = File::options().write(true).open(path).map_err(error)?;
+                return Ok(AtomicFile {
+                    path: path.to_owned(),
+                    temporary: None,
+                    out: Some(BufWriter::with_capacity(1 << 16, file)),
+                });
+            }
+            Ok(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()),
+            Err(_) => path.to_owned(),
+        };
+        let path = path.as_path();
         let name = path.file_name().ok_or_else(|| {
             error(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -51,7 +70,7 @@ impl AtomicFile {
             .map_err(error)?;
         Ok(AtomicFile {
             path: path.to_owned(),
-            temporary,
+            temporary: Some(temporary),
             out: Some(BufWriter::with_capacity(1 << 16, file)),
         })
     }
@@ -67,26 +86,29 @@ impl AtomicFile {
             return Ok(());
         };
         let mut file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let Some(temporary) = &self.temporary else {
+            return Ok(()); // written straight through
+        };
         file.sync_all()?;
-        if !names(&self.temporary, &file)? {
+        if !names(temporary, &file)? {
             // Something removed or replaced the temporary file while the
             // run went on (a test writing in the folder): what tcrunner
             // wrote is still in the file it holds, and goes in place, not
             // what now bears the name.
-            match std::fs::remove_file(&self.temporary) {
+            match std::fs::remove_file(temporary) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                 _ => {}
             }
             let mut again = File::options()
                 .write(true)
                 .create_new(true)
-                .open(&self.temporary)?;
+                .open(temporary)?;
             file.seek(io::SeekFrom::Start(0))?;
             io::copy(&mut file, &mut again)?;
             again.sync_all()?;
         }
         drop(file);
-        std::fs::rename(&self.temporary, &self.path)
+        std::fs::rename(temporary, &self.path)
     }
 }
 
@@ -103,7 +125,9 @@ impl Drop for AtomicFile {
     /// what it holds in place: what was known is worth more than nothing.
     fn drop(&mut self) {
         if self.out.is_some() && self.commit().is_err() {
-            let _ = std::fs::remove_file(&self.temporary);
+            if let Some(temporary) = &self.temporary {
+                let _ = std::fs::remove_file(temporary);
+            }
         }
     }
 }
