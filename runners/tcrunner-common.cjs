@@ -26,9 +26,11 @@ function openSink() {
   let gathered = null; // what `send` holds while `gather` runs
   // What this process had written to its stdout and stderr at the last
   // send; null where they are not the pipes tcrunner reads (a file, a TTY,
-  // a worker thread's streams have no `bytesWritten`).
+  // a worker thread's streams have no `bytesWritten`). It starts at -1, so
+  // that the first send says the counts are kept: tcrunner then orders text
+  // by them alone (src/process/reader.rs).
   const counted = key && typeof process.stdout.bytesWritten === 'number' && typeof process.stderr.bytesWritten === 'number';
-  const written = counted ? { stdout: 0, stderr: 0 } : null;
+  const written = counted ? { stdout: -1, stderr: -1 } : null;
   return {
     /**
      * Writes an empty frame into the process's stdout after the last event:

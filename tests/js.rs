@@ -1365,9 +1365,11 @@ fn a_yarn_plug_n_play_project_is_told_how_to_install() {
     );
 }
 
-/// A test's raw `process.stdout.write` comes before the test's end though
-/// tcrunner reads both late, after the end of the test's file: the test
-/// stops tcrunner while it writes (the reporter's `written` lines).
+/// A test's raw `process.stdout.write` comes after the test's start and
+/// before its end though tcrunner reads all three late, after the end of
+/// the test's file: the file stops tcrunner once it waits on every pipe
+/// (the reporter's `written` lines place the text, and nothing drained
+/// before the start pulls it in front).
 #[test]
 fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
     for name in ["jest29", "jest30"] {

@@ -31,6 +31,11 @@
 //! bytes are in the pipes when the line is read, so the first N bytes of
 //! stdout and M of stderr are passed on before the lines, also where the
 //! lines are read late, after text written after them ([`Reader::catch_up`]).
+//! Their first send carries one whatever the counts, and from then on the
+//! counts alone place text: draining the pipes before a line would pull in
+//! front of it what the process wrote after it, when the line is read late.
+//! Text of a process that writes to the pipes straight (a child spawned with
+//! `stdio: 'inherit'`) then follows the lines read with it.
 //!
 //! The converse, events before the text written after them, needs a point
 //! that both orders share. A frame with no bytes is one: our reporters
@@ -120,6 +125,11 @@ pub(super) struct Reader {
     /// Bytes read from stdout and stderr so far: what a `written` line's
     /// counts are measured against ([`Reader::catch_up`]).
     text_read: [u64; 2],
+    /// A `written` line was read: the writer of the event lines counts the
+    /// text its process writes, and text goes before them by those counts
+    /// alone. Draining what the pipes hold would also pull in front text
+    /// the process wrote after the lines, when they are read late.
+    counted: bool,
 }
 
 impl Reader {
@@ -154,6 +164,7 @@ impl Reader {
             read_events: false,
             largest_read: 0,
             text_read: [0; 2],
+            counted: false,
         })
     }
 
@@ -344,7 +355,7 @@ impl Reader {
                 let line = std::mem::take(&mut self.line);
                 // It goes before the `Closed` that `read` just queued.
                 let closed = out.pop_back();
-                if drain {
+                if drain && !self.counted {
                     self.drain_text(out);
                 }
                 out.push_back(Input::Event(line));
@@ -363,7 +374,8 @@ impl Reader {
     /// unfinished last line for the next chunk.
     ///
     /// Text is drained once, before the chunk's first line that is not a
-    /// `started`: whatever reaches the text pipes after that was written
+    /// `started` (never once the writer counts its text, see `counted`):
+    /// whatever reaches the text pipes after that was written
     /// after the chunk's lines, so draining again before a later line
     /// would only pull newer text in front of it.
     fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>, drain: bool) {
@@ -375,10 +387,11 @@ impl Reader {
             let line = std::mem::take(&mut self.line);
             start += end + 1;
             if let Some(written) = written_counts(&line) {
+                self.counted = true;
                 self.catch_up(written, out);
                 continue;
             }
-            if !drained && !is_started(&line) {
+            if !drained && !self.counted && !is_started(&line) {
                 self.drain_text(out);
                 drained = true;
             }
@@ -663,6 +676,52 @@ mod tests {
             seen.concat(),
             "printed first\n<{\"ev\":\"output\",\"id\":\"a\"}><{\"ev\":\"finished\",\"id\":\"a\"}>\
              2 passed\n"
+        );
+    }
+
+    /// Once the writer counts its text, its lines read late keep their
+    /// place before the text it wrote after them: the counts place the text,
+    /// and nothing the pipes hold is drained in front of a line.
+    #[test]
+    fn counted_text_written_after_lines_read_late_stays_after_them() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, mut ev_w) = io::pipe().unwrap();
+        ev_w.write_all(b"{\"ev\":\"written\",\"stdout\":0,\"stderr\":0}\n{\"ev\":\"hello\"}\n")
+            .unwrap();
+        out_w.write_all(b"before\n").unwrap();
+        ev_w.write_all(
+            b"{\"ev\":\"written\",\"stdout\":7,\"stderr\":0}\n{\"ev\":\"test\"}\n{\"ev\":\"started\"}\n",
+        )
+        .unwrap();
+        out_w.write_all(b"inside\n").unwrap();
+        ev_w.write_all(b"{\"ev\":\"written\",\"stdout\":14,\"stderr\":0}\n{\"ev\":\"finished\"}\n")
+            .unwrap();
+        out_w.write_all(b"after\n").unwrap();
+        drop((out_w, err_w, ev_w));
+        let mut reader = Reader::new(out_r.into(), err_r.into(), ev_r.into(), "k3y").unwrap();
+        let mut inputs = VecDeque::new();
+        // Both pipes wait: the event pipe is read first, as `Child` does.
+        while reader.sources.iter().any(|s| s.fd.is_some()) {
+            for i in [Reader::EVENTS, 0, 1] {
+                if reader.sources[i].fd.is_some() {
+                    reader.read_ready(i, &mut inputs);
+                }
+            }
+        }
+        let seen: String = inputs
+            .into_iter()
+            .filter_map(|input| match input {
+                Input::Stdout(bytes) => Some(String::from_utf8(bytes).unwrap()),
+                Input::Event(line) => Some(format!("<{}>", String::from_utf8(line).unwrap())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            "<{\"ev\":\"hello\"}>before\n<{\"ev\":\"test\"}><{\"ev\":\"started\"}>inside\n\
+             <{\"ev\":\"finished\"}>after\n"
         );
     }
 
