@@ -356,7 +356,8 @@ pub(crate) struct RawConvert {
     /// Report files: JUnit XML, jest --json, vitest json, pytest-json-report, CTRF; `-` reads stdin.
     #[arg(required = true, value_name = "FILE|-")]
     pub files: Vec<PathBuf>,
-    /// The input format [default: detected from content].
+    /// The input format [default: detected from content]; content of another format is refused
+    /// (exit 65). Exit 5 when no report holds a test.
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
     #[command(flatten)]

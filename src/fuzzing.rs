@@ -169,7 +169,13 @@ fn convert(input_format: Option<InputFormat>, data: &[u8], copies: usize) {
         let mut stream = Vec::new();
         let code = crate::convert::run(&config, &mut stream).expect("writing to memory");
         assert!(
-            [exit::SUCCESS, exit::TESTS_FAILED, exit::DATA_ERROR].contains(&code),
+            [
+                exit::SUCCESS,
+                exit::TESTS_FAILED,
+                exit::NO_TESTS,
+                exit::DATA_ERROR
+            ]
+            .contains(&code),
             "convert exited {code}"
         );
         assert_clean(&stream, &format!("convert ({dialect:?})"));

@@ -392,28 +392,26 @@ fn bad_inputs_give_their_code_one_line_and_keep_the_rest() {
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 2);
 }
 
+/// `--input-format` reads the content as the format given, where it is
+/// one: vitest's JSON shares jest's shape. Content of another format is
+/// refused with one line naming both (exit 65), not read into a run with
+/// no tests.
 #[test]
 fn input_format_overrides_detection() {
-    let out = convert(&[
-        "--input-format",
-        "pytest-json",
-        fixture("jest.json").to_str().unwrap(),
-    ]);
-    // A jest report read as pytest-json has no tests: nothing fails, nothing is wrong.
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = convert(&[
-        "--input-format",
-        "junit",
-        fixture("jest.json").to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(DATA_ERROR));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("line 1, column 1"), "{stderr}");
+    let jest = fixture("jest.json");
+    let out = convert(&["--input-format", "vitest-json", jest.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("testFailed"));
+    for (format, message) in [
+        ("pytest-json", "a jest-json report, not pytest-json"),
+        ("junit", "a jest-json report, not junit"),
+    ] {
+        let out = convert(&["--input-format", format, jest.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(DATA_ERROR), "{format}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{format}: {stderr}");
+        assert!(stderr.contains(message), "{format}: {stderr}");
+    }
 }
 
 /// A failed test must not vanish for how its report item is written: a

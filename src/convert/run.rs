@@ -56,6 +56,18 @@ enum FileError {
     Unknown,
     #[error("UTF-16 text: convert the report to UTF-8 first (e.g. `iconv -f UTF-16 -t UTF-8`)")]
     Utf16,
+    /// `--input-format` names another format than the content's.
+    #[error("a {found} report, not {given}: leave --input-format out, or give {found}", given = format_name(*.given), found = format_name(*.found))]
+    Mismatch {
+        given: InputFormat,
+        found: InputFormat,
+    },
+    /// A JSON document forced to a format has none of its keys.
+    #[error("no `{key}` key, so not a {given} report (leave --input-format out to detect the format)", given = format_name(*.given))]
+    NotFormat {
+        given: InputFormat,
+        key: &'static str,
+    },
     #[error(transparent)]
     Read(ReadError),
 }
@@ -65,9 +77,12 @@ impl FileError {
         match self {
             FileError::Missing | FileError::Directory | FileError::Unreadable(_) => exit::NO_INPUT,
             FileError::Read(ReadError::Io(_)) => exit::NO_INPUT,
-            FileError::Empty | FileError::Unknown | FileError::Utf16 | FileError::Read(_) => {
-                exit::DATA_ERROR
-            }
+            FileError::Empty
+            | FileError::Unknown
+            | FileError::Utf16
+            | FileError::Mismatch { .. }
+            | FileError::NotFormat { .. }
+            | FileError::Read(_) => exit::DATA_ERROR,
         }
     }
 }
@@ -107,6 +122,7 @@ pub(crate) fn run_with(
     let mut sink = Verdicts {
         inner: &mut pipeline,
         failed: false,
+        tests: 0,
     };
     let mut worst = exit::SUCCESS;
     for (index, input) in config.files.iter().enumerate() {
@@ -132,9 +148,13 @@ pub(crate) fn run_with(
             }
         }
     }
-    let failed = sink.failed;
-    let code = match (worst, failed) {
+    let code = match (worst, sink.failed) {
         (exit::SUCCESS, true) => exit::TESTS_FAILED,
+        // Reports that hold no test: as a run that collected none.
+        (exit::SUCCESS, false) if sink.tests == 0 => {
+            let _ = writeln!(errors, "tcrunner: no tests in the reports");
+            exit::NO_TESTS
+        }
         (code, _) => code,
     };
     let policy = output.grading.policy;
@@ -171,16 +191,22 @@ fn recording(config: &ConvertConfig) -> Option<RunLine> {
     is_recording.then(|| events::settings(prefix).unwrap_or_default())
 }
 
-/// Passes events on, noting whether any test failed.
+/// Passes events on, noting whether any test failed and how many tests
+/// there were.
 struct Verdicts<'a, S: Sink> {
     inner: &'a mut S,
     failed: bool,
+    tests: usize,
 }
 
 impl<S: Sink> Sink for Verdicts<'_, S> {
     fn event(&mut self, event: TestEvent) -> io::Result<()> {
-        if let TestEvent::Finished(result) = &event {
-            self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
+        match &event {
+            TestEvent::Finished(result) => {
+                self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
+            }
+            TestEvent::Test(_) => self.tests += 1,
+            _ => {}
         }
         self.inner.event(event)
     }
@@ -192,6 +218,7 @@ impl<S: Sink> Sink for Verdicts<'_, S> {
         result: &TestResult,
     ) -> io::Result<()> {
         self.failed |= matches!(result.outcome, Outcome::Failed | Outcome::Error);
+        self.tests += 1;
         self.inner.test(node, output, result)
     }
 
@@ -245,29 +272,29 @@ fn convert_stream(
     let sniffed = detect::sniff(&prefix);
     let input = BufReader::with_capacity(64 * 1024, Cursor::new(prefix).chain(input));
     let format = match format {
-        Some(format) => format,
+        Some(format) => match sniffed {
+            Sniffed::Format(found) if !same_shape(format, found) => {
+                return Err(FileError::Mismatch {
+                    given: format,
+                    found,
+                })
+            }
+            // The prefix did not tell: the whole document does, or its
+            // lack of the format's keys.
+            Sniffed::Json if required_key(format).is_some() => {
+                return send_forced(format, input, out)
+            }
+            _ => format,
+        },
         None => match sniffed {
             Sniffed::Format(format) => format,
             Sniffed::Empty => return Err(FileError::Empty),
             Sniffed::Unknown => return Err(FileError::Unknown),
             // The telling keys are further in: parse it all, then decide.
             Sniffed::Json => {
-                // Built to a bounded depth: serde_json refuses nesting past
-                // 128 levels, and one deep value must not lose the report.
-                let mut json = serde_json::Deserializer::from_reader(input);
-                let doc: Value = lenient::value(&mut json)
-                    .and_then(|doc| json.end().map(|()| doc))
-                    .map_err(|e| FileError::Read(ReadError::from_json(e)))?;
-                let sent = match detect::by_keys(&doc) {
-                    Some(InputFormat::JestJson) => jest_json::send(doc, out),
-                    Some(InputFormat::VitestJson) => vitest_json::send(doc, out),
-                    Some(InputFormat::PytestJson) => pytest_json::send(doc, out),
-                    Some(InputFormat::Ctrf) => ctrf::send(doc, out),
-                    Some(InputFormat::Junit | InputFormat::Events) | None => {
-                        return Err(FileError::Unknown)
-                    }
-                };
-                return sent.map_err(FileError::Read);
+                let doc = parse_whole(input)?;
+                let format = detect::by_keys(&doc).ok_or(FileError::Unknown)?;
+                return send_doc(format, doc, out);
             }
         },
     };
@@ -281,6 +308,79 @@ fn convert_stream(
         _ => read(format, input, out),
     };
     sent.map_err(FileError::Read)
+}
+
+/// The whole JSON document of `input`, built to a bounded depth: serde_json
+/// refuses nesting past 128 levels, and one deep value must not lose the
+/// report.
+fn parse_whole(input: impl Read) -> Result<Value, FileError> {
+    let mut json = serde_json::Deserializer::from_reader(input);
+    lenient::value(&mut json)
+        .and_then(|doc| json.end().map(|()| doc))
+        .map_err(|e| FileError::Read(ReadError::from_json(e)))
+}
+
+/// Sends a JSON document as `format`, which the user gave: refused when its
+/// keys are another format's, or when it has none of this one's.
+fn send_forced(
+    format: InputFormat,
+    input: impl Read,
+    out: &mut Emitter<'_>,
+) -> Result<(), FileError> {
+    let doc = parse_whole(input)?;
+    match detect::by_keys(&doc) {
+        Some(found) if !same_shape(format, found) => {
+            return Err(FileError::Mismatch {
+                given: format,
+                found,
+            })
+        }
+        Some(_) => {}
+        None => {
+            if let Some(key) = required_key(format).filter(|key| doc.get(key).is_none()) {
+                return Err(FileError::NotFormat { given: format, key });
+            }
+        }
+    }
+    send_doc(format, doc, out)
+}
+
+/// Sends a parsed document as `format`, one of the JSON formats.
+fn send_doc(format: InputFormat, doc: Value, out: &mut Emitter<'_>) -> Result<(), FileError> {
+    let sent = match format {
+        InputFormat::JestJson => jest_json::send(doc, out),
+        InputFormat::VitestJson => vitest_json::send(doc, out),
+        InputFormat::PytestJson => pytest_json::send(doc, out),
+        InputFormat::Ctrf => ctrf::send(doc, out),
+        InputFormat::Junit | InputFormat::Events => return Err(FileError::Unknown),
+    };
+    sent.map_err(FileError::Read)
+}
+
+/// The top-level key a JSON report of `format` cannot be without; `None`
+/// for the formats that are not one JSON document.
+fn required_key(format: InputFormat) -> Option<&'static str> {
+    match format {
+        InputFormat::JestJson | InputFormat::VitestJson => Some("testResults"),
+        InputFormat::PytestJson => Some("tests"),
+        InputFormat::Ctrf => Some("results"),
+        InputFormat::Junit | InputFormat::Events => None,
+    }
+}
+
+/// Whether a report of format `found` reads as `given`: jest's and
+/// vitest's JSON share one shape, which each reader takes.
+fn same_shape(given: InputFormat, found: InputFormat) -> bool {
+    let js = |f| matches!(f, InputFormat::JestJson | InputFormat::VitestJson);
+    given == found || (js(given) && js(found))
+}
+
+/// A format as `--input-format` spells it.
+fn format_name(format: InputFormat) -> String {
+    use clap::ValueEnum as _;
+    format
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
 /// `path` opened again from its start, past a UTF-8 byte-order mark.

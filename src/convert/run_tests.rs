@@ -57,12 +57,81 @@ fn passing_report_succeeds_and_input_format_overrides() {
     let (code, out, err) = convert(&[path.to_str().unwrap()]);
     assert_eq!((code, err.as_str()), (exit::SUCCESS, ""));
     assert!(out.contains("name='ok'"), "{out}");
-    let (code, _, err) = convert(&["--input-format", "ctrf", path.to_str().unwrap()]);
+    let (code, _, err) = convert(&["--input-format", "junit", path.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (exit::SUCCESS, ""));
+    let (code, out, err) = convert(&["--input-format", "ctrf", path.to_str().unwrap()]);
     assert_eq!(code, exit::DATA_ERROR);
-    assert!(
-        err.starts_with(&format!("tcrunner: {}: line 1, column 1: ", path.display())),
-        "{err}"
+    assert_eq!(
+        err,
+        format!(
+            "tcrunner: {}: a junit report, not ctrf: leave --input-format out, or give junit\n",
+            path.display()
+        )
     );
+    assert!(!out.contains("testStarted"), "{out}");
+}
+
+/// A format given that the content is not is refused (exit 65) rather than
+/// read into an empty run: a report of another format, and a JSON document
+/// with none of the format's keys. jest's and vitest's JSON read as each
+/// other, as they share one shape.
+#[test]
+fn a_format_given_that_the_content_is_not_is_refused() {
+    let refused = [
+        ("jest.json", "ctrf", "a jest-json report, not ctrf"),
+        (
+            "jest.json",
+            "pytest-json",
+            "a jest-json report, not pytest-json",
+        ),
+        (
+            "pytest-report.json",
+            "ctrf",
+            "a pytest-json report, not ctrf",
+        ),
+        (
+            "pytest-report.json",
+            "vitest-json",
+            "a pytest-json report, not vitest-json",
+        ),
+        ("vitest.json", "events", "a vitest-json report, not events"),
+    ];
+    for (name, format, message) in refused {
+        let (code, out, err) = convert(&["--input-format", format, &fixture(name)]);
+        assert_eq!(code, exit::DATA_ERROR, "{name} as {format}: {err}");
+        assert!(err.contains(message), "{name} as {format}: {err}");
+        assert!(!out.contains("testStarted"), "{name} as {format}: {out}");
+    }
+    for (name, format) in [("jest.json", "vitest-json"), ("vitest.json", "jest-json")] {
+        let (code, out, _) = convert(&["--input-format", format, &fixture(name)]);
+        assert_eq!(code, exit::TESTS_FAILED, "{name} as {format}");
+        assert!(out.contains("testFailed"), "{name} as {format}");
+    }
+    // Keys that come late leave the prefix undecided: the whole document
+    // decides, and a document of no format names the key it lacks.
+    let late = format!("{{\"padding\": \"{}\", \"a\": 1}}", "x".repeat(20_000));
+    let path = temp("late.json", late.as_bytes());
+    for (format, key) in [
+        ("ctrf", "results"),
+        ("jest-json", "testResults"),
+        ("vitest-json", "testResults"),
+        ("pytest-json", "tests"),
+    ] {
+        let (code, _, err) = convert(&["--input-format", format, path.to_str().unwrap()]);
+        assert_eq!(code, exit::DATA_ERROR, "{format}: {err}");
+        assert!(
+            err.contains(&format!("no `{key}` key, so not a {format} report")),
+            "{format}: {err}"
+        );
+    }
+    let late = format!(
+        "{{\"padding\": \"{}\", \"tests\": [], \"collectors\": []}}",
+        "x".repeat(20_000)
+    );
+    let path = temp("late-pytest.json", late.as_bytes());
+    let (code, _, err) = convert(&["--input-format", "ctrf", path.to_str().unwrap()]);
+    assert_eq!(code, exit::DATA_ERROR, "{err}");
+    assert!(err.contains("a pytest-json report, not ctrf"), "{err}");
 }
 
 #[test]
@@ -191,4 +260,32 @@ fn utf16_reports_get_a_clear_error() {
     // UTF-8 text is not mistaken for it.
     let utf8 = temp("utf8.xml", xml.as_bytes());
     assert_eq!(convert(&[utf8.to_str().unwrap()]).0, exit::SUCCESS);
+}
+
+/// Reports that hold no test exit 5, as a run that collected none, with
+/// one line saying so; beside a report with tests they change nothing.
+#[test]
+fn reports_without_tests_exit_as_a_run_that_collected_none() {
+    let empty = [
+        temp("no-tests.xml", b"<testsuites/>"),
+        temp(
+            "no-tests-jest.json",
+            br#"{"numTotalTestSuites": 0, "numRuntimeErrorTestSuites": 0, "testResults": []}"#,
+        ),
+        temp(
+            "no-tests.ctrf.json",
+            br#"{"reportFormat": "CTRF", "results": {"tool": {"name": "x"}, "tests": []}}"#,
+        ),
+    ];
+    for path in &empty {
+        let (code, _, err) = convert(&[path.to_str().unwrap()]);
+        assert_eq!(code, exit::NO_TESTS, "{}: {err}", path.display());
+        assert_eq!(err, "tcrunner: no tests in the reports\n");
+    }
+    let passing = temp(
+        "one-test.xml",
+        b"<testsuite name='s'><testcase name='ok'/></testsuite>",
+    );
+    let (code, _, err) = convert(&[empty[0].to_str().unwrap(), passing.to_str().unwrap()]);
+    assert_eq!((code, err.as_str()), (exit::SUCCESS, ""));
 }

@@ -303,9 +303,20 @@ impl State {
             Elem::Root => self.suites.close_root(out)?,
             Elem::Other => {}
             Elem::Capture(capture) => {
-                let Some((_, problem)) = self.capture.take() else {
+                let Some((_, mut problem)) = self.capture.take() else {
                     return Ok(());
                 };
+                // Each block of output is whole: the IDE shows a test's or
+                // suite's blocks one after another, so one that does not end
+                // its line would share it with the next (`out` then `err`).
+                // tcrunner's own files hold the text exactly as it was.
+                if matches!(capture, Capture::Out(_))
+                    && !self.suites.is_tcrunner()
+                    && !problem.text.is_empty()
+                    && !problem.text.ends_with('\n')
+                {
+                    problem.text.push('\n');
+                }
                 if self.case.is_none() {
                     self.send_held(out)?;
                 }

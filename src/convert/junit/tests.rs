@@ -602,9 +602,10 @@ fn cdata_entities_and_unicode() {
         } if i == id => Some(text.as_str()),
         _ => None,
     });
+    // The block ends its line, as every block of output does.
     assert_eq!(
         out,
-        Some("raw <xml> & stuff ]] that is not markup\nsecond line ✓")
+        Some("raw <xml> & stuff ]] that is not markup\nsecond line ✓\n")
     );
     let name = "test_entities & <tags> \"quoted\" 'single'";
     let failed = result_of(&events, &nodes, name);
@@ -1254,4 +1255,26 @@ test_flaky.py:7: AssertionError</failure></testcase>
     let xml = r#"<testsuites><testsuite name="S"><testcase classname="S" name="t"/><testcase classname="S" name="t"/></testsuite></testsuites>"#;
     let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
     assert_eq!(crate::convert::testing::test_names(&events), ["t", "t"]);
+}
+
+/// Each `<system-out>` and `<system-err>` block ends its line, in a case and
+/// in a suite, so that `out` and `err` shown one after the other do not
+/// share one; a block that ends its line already is left as it is.
+#[test]
+fn blocks_of_output_end_their_lines() {
+    let xml = "<testsuite name='s'><testcase classname='s' name='t'>\
+               <system-out>case out</system-out><system-err>case err\n</system-err></testcase>\
+               <system-out>suite out</system-out><system-err>suite err</system-err></testsuite>";
+    let events = events_of(|out| read(xml.as_bytes(), out)).unwrap();
+    let texts: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TestEvent::Output { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        ["case out\n", "case err\n", "suite out\n", "suite err\n"]
+    );
 }
