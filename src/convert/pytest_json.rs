@@ -24,7 +24,8 @@
 //! A collector with `outcome: failed` (an import error, which pytest keeps out
 //! of `tests` and `summary`) becomes an error pseudo-test `<collection error>`
 //! (the live pytest plugin's name) under that file's suite, its message the
-//! last `E ` line of the `longrepr`.
+//! last `E ` line of the `longrepr`; one with `outcome: skipped` (a module
+//! that skipped itself) a skipped `<collection skipped>` with the reason.
 use std::io::Read;
 
 use serde::Deserialize;
@@ -142,29 +143,41 @@ fn send_report(report: Report, out: &mut Emitter<'_>) -> Result<(), ReadError> {
         );
     }
     for collector in report.collectors {
-        if collector.outcome.as_deref() != Some("failed") {
-            continue;
-        }
         let nodeid = collector.nodeid.unwrap_or_default();
+        let (name, result) = match collector.outcome.as_deref() {
+            Some("failed") => {
+                let details = collector.longrepr.as_ref().and_then(text_of);
+                let message = details
+                    .as_deref()
+                    .and_then(|d| d.lines().rev().find(|l| l.starts_with("E ")))
+                    .map(|l| l.trim_start_matches('E').trim().to_string())
+                    .or_else(|| Some(format!("error collecting {nodeid}")));
+                let result = TestResult {
+                    outcome: Outcome::Error,
+                    message,
+                    details,
+                    ..TestResult::default()
+                };
+                (COLLECTION_ERROR, result)
+            }
+            // A module that skipped itself (`allow_module_level=True`).
+            Some("skipped") => {
+                let result = TestResult {
+                    outcome: Outcome::Skipped,
+                    message: collector.longrepr.as_ref().and_then(skip_reason),
+                    ..TestResult::default()
+                };
+                (COLLECTION_SKIPPED, result)
+            }
+            _ => continue,
+        };
         // A collector's nodeid names a suite (a file, a class), never a test.
         let parsed = NodeId::parse(&format!("{nodeid}::_"));
         let path = parsed.suites(root);
-        let details = collector.longrepr.as_ref().and_then(text_of);
-        let message = details
-            .as_deref()
-            .and_then(|d| d.lines().rev().find(|l| l.starts_with("E ")))
-            .map(|l| l.trim_start_matches('E').trim().to_string())
-            .or_else(|| Some(format!("error collecting {nodeid}")));
         let node = Node {
-            name: COLLECTION_ERROR.to_string(),
+            name: name.to_string(),
             file: parsed.file.as_deref().map(|f| absolute(root, f)),
             ..Node::default()
-        };
-        let result = TestResult {
-            outcome: Outcome::Error,
-            message,
-            details,
-            ..TestResult::default()
         };
         tree.add(
             &path,
@@ -285,28 +298,89 @@ fn text_of(value: &Value) -> Option<String> {
 /// The reason of a skip's `longrepr`: `('/p/t.py', 22, 'Skipped: why')` as a
 /// string (pytest-json-report) or a `[path, line, text]` array.
 fn skip_reason(value: &Value) -> Option<String> {
-    let text = match value {
-        Value::Array(items) => items.get(2)?.as_str()?.to_string(),
-        Value::String(s) => {
+    match value {
+        Value::Array(items) => {
+            let text = items.get(2)?.as_str()?;
+            non_empty(Some(text.strip_prefix("Skipped: ").unwrap_or(text)))
+        }
+        Value::String(s) => skip_reason_of_text(s).or_else(|| {
             let s = s.trim();
-            match s.strip_prefix('(').and_then(|s| s.strip_suffix(')')) {
-                // The third item of a Python tuple repr, quotes removed.
-                Some(inner) => {
-                    let third = inner.splitn(3, ", ").nth(2).unwrap_or(inner);
-                    let unquoted = third
-                        .strip_prefix('\'')
-                        .and_then(|t| t.strip_suffix('\''))
-                        .or_else(|| third.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
-                        .unwrap_or(third);
-                    unquoted.replace("\\'", "'")
-                }
-                None => s.to_string(),
+            non_empty(Some(s.strip_prefix("Skipped: ").unwrap_or(s)))
+        }),
+        _ => None,
+    }
+}
+
+/// The name of the test of a module that skipped itself, as a live run
+/// names it.
+pub(crate) const COLLECTION_SKIPPED: &str = "<collection skipped>";
+
+/// The reason of a module-level skip from the text pytest writes for it:
+/// the `repr` of its `(path, line, message)` tuple
+/// (`('/p/tests/test_m.py', 3, 'Skipped: not here')`), whose message
+/// loses its `Skipped: ` as a live run's does. `None` if the text is not
+/// such a tuple.
+pub(crate) fn skip_reason_of_text(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let quote = inner
+        .chars()
+        .next_back()
+        .filter(|c| matches!(c, '\'' | '"'))?;
+    let body = &inner[..inner.len() - 1];
+    // The opening quote: the last one not escaped by a backslash (`repr`
+    // escapes every one inside), after the tuple's `, `.
+    let (open, _) = body.rmatch_indices(quote).find(|&(at, _)| {
+        let backslashes = body[..at].chars().rev().take_while(|&c| c == '\\').count();
+        backslashes % 2 == 0 && body[..at].ends_with(", ")
+    })?;
+    let message = unescape_python(&body[open + 1..]);
+    let reason = message.strip_prefix("Skipped: ").unwrap_or(&message);
+    (!reason.is_empty()).then(|| reason.to_string())
+}
+
+/// The text of a Python string literal's body, as `repr` escapes it
+/// (`\\`, the quotes, `\n`, `\t`, `\r`, `\xNN`, `\uNNNN`, `\UNNNNNNNN`).
+fn unescape_python(body: &str) -> String {
+    let mut text = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            text.push(c);
+            continue;
+        }
+        let Some(escaped) = chars.next() else {
+            text.push(c);
+            break;
+        };
+        let hex_len = match escaped {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            _ => 0,
+        };
+        if hex_len > 0 {
+            let digits: String = chars.clone().take(hex_len).collect();
+            let code = u32::from_str_radix(&digits, 16)
+                .ok()
+                .and_then(char::from_u32);
+            if let (true, Some(code)) = (digits.len() == hex_len, code) {
+                text.push(code);
+                chars.nth(hex_len - 1);
+                continue;
             }
         }
-        _ => return None,
-    };
-    let reason = text.strip_prefix("Skipped: ").unwrap_or(&text);
-    non_empty(Some(reason))
+        match escaped {
+            'n' => text.push('\n'),
+            't' => text.push('\t'),
+            'r' => text.push('\r'),
+            '\\' | '\'' | '"' => text.push(escaped),
+            other => {
+                text.push('\\');
+                text.push(other);
+            }
+        }
+    }
+    text
 }
 
 /// `root/path` unless `path` is absolute or there is no root.
@@ -452,6 +526,29 @@ mod tests {
             skip_reason(&serde_json::json!(["/p", 3, "Skipped: x"])).as_deref(),
             Some("x")
         );
+    }
+
+    /// A module that skipped itself is only a collector of outcome
+    /// `skipped` (pytest-json-report 1.5.0 on pytest 9): it is the module's
+    /// skipped `<collection skipped>` test with the reason, as in a live run.
+    #[test]
+    fn a_module_that_skipped_itself_is_its_collection_skipped_test() {
+        let doc = r#"{"root": "/p", "tests": [], "collectors": [
+            {"nodeid": "", "outcome": "passed", "result": []},
+            {"nodeid": "t/test_m.py", "outcome": "skipped", "result": [],
+             "longrepr": "('/p/t/test_m.py', 2, 'Skipped: not \\'here\\'')"}]}"#;
+        let events = events_of(|out| read(doc.as_bytes(), out)).unwrap();
+        let test = events
+            .iter()
+            .find_map(|e| match e {
+                TestEvent::Test(node) => Some(node),
+                _ => None,
+            })
+            .expect("a test");
+        assert_eq!(test.name, COLLECTION_SKIPPED);
+        assert_eq!(test.file.as_deref(), Some("/p/t/test_m.py"));
+        let result = first_result(&events, Outcome::Skipped).expect("skipped");
+        assert_eq!(result.message.as_deref(), Some("not 'here'"));
     }
 
     /// pytest-json-report 1.5.0: a failed call followed by a teardown error

@@ -33,7 +33,9 @@
 //!   them open).
 use super::case::Case;
 use super::classname::own_classname;
-use crate::convert::pytest_json::COLLECTION_ERROR;
+use crate::convert::pytest_json::{
+    skip_reason_of_text as skip_reason, COLLECTION_ERROR, COLLECTION_SKIPPED,
+};
 use crate::event::Stream;
 
 /// The name of pytest's one `<testsuite>`, the run.
@@ -300,76 +302,4 @@ pub(super) fn collection_problem(case: &mut Case) {
         std::mem::swap(&mut case.classname, &mut case.name);
         case.name.push_str(COLLECTION_SKIPPED);
     }
-}
-
-/// The name of the test of a module that skipped itself, as a live run
-/// names it.
-const COLLECTION_SKIPPED: &str = "<collection skipped>";
-
-/// The reason of a module-level skip from the text pytest writes for it:
-/// the `repr` of its `(path, line, message)` tuple
-/// (`('/p/tests/test_m.py', 3, 'Skipped: not here')`), whose message
-/// loses its `Skipped: ` as a live run's does. `None` if the text is not
-/// such a tuple.
-fn skip_reason(text: &str) -> Option<String> {
-    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
-    let quote = inner
-        .chars()
-        .next_back()
-        .filter(|c| matches!(c, '\'' | '"'))?;
-    let body = &inner[..inner.len() - 1];
-    // The opening quote: the last one not escaped by a backslash (`repr`
-    // escapes every one inside), after the tuple's `, `.
-    let (open, _) = body.rmatch_indices(quote).find(|&(at, _)| {
-        let backslashes = body[..at].chars().rev().take_while(|&c| c == '\\').count();
-        backslashes % 2 == 0 && body[..at].ends_with(", ")
-    })?;
-    let message = unescape_python(&body[open + 1..]);
-    let reason = message.strip_prefix("Skipped: ").unwrap_or(&message);
-    (!reason.is_empty()).then(|| reason.to_string())
-}
-
-/// The text of a Python string literal's body, as `repr` escapes it
-/// (`\\`, the quotes, `\n`, `\t`, `\r`, `\xNN`, `\uNNNN`, `\UNNNNNNNN`).
-fn unescape_python(body: &str) -> String {
-    let mut text = String::with_capacity(body.len());
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            text.push(c);
-            continue;
-        }
-        let Some(escaped) = chars.next() else {
-            text.push(c);
-            break;
-        };
-        let hex_len = match escaped {
-            'x' => 2,
-            'u' => 4,
-            'U' => 8,
-            _ => 0,
-        };
-        if hex_len > 0 {
-            let digits: String = chars.clone().take(hex_len).collect();
-            let code = u32::from_str_radix(&digits, 16)
-                .ok()
-                .and_then(char::from_u32);
-            if let (true, Some(code)) = (digits.len() == hex_len, code) {
-                text.push(code);
-                chars.nth(hex_len - 1);
-                continue;
-            }
-        }
-        match escaped {
-            'n' => text.push('\n'),
-            't' => text.push('\t'),
-            'r' => text.push('\r'),
-            '\\' | '\'' | '"' => text.push(escaped),
-            other => {
-                text.push('\\');
-                text.push(other);
-            }
-        }
-    }
-    text
 }
