@@ -1342,6 +1342,28 @@ fn a_vitest_only_test_failed_under_ci_is_a_failed_node() {
     }
 }
 
+/// What a child process a test spawns with inherited stdio writes (past
+/// the reporter's counts of its own text) comes before the test's end,
+/// though tcrunner reads both late: the test stops tcrunner first.
+#[test]
+fn a_childs_output_keeps_its_place_when_tcrunner_reads_late() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-child-output", name);
+        let (code, stream) = run_in(project.path(), name, &["--", "--runInBand"]);
+        assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
+        assert_clean(&stream);
+        let stream = String::from_utf8(stream).unwrap();
+        let at = |needle: &str| {
+            stream
+                .find(needle)
+                .unwrap_or_else(|| panic!("{name}: no {needle:?} in\n{stream}"))
+        };
+        let written = at("written by a child\n");
+        assert!(written > at("##teamcity[testStarted"), "{name}:\n{stream}");
+        assert!(written < at("##teamcity[testFinished"), "{name}:\n{stream}");
+    }
+}
+
 /// A Yarn Plug'n'Play project has no `node_modules` to load the framework
 /// from: one line says so and what to change, exit 69.
 #[test]

@@ -32,10 +32,13 @@
 //! stdout and M of stderr are passed on before the lines, also where the
 //! lines are read late, after text written after them ([`Reader::catch_up`]).
 //! Their first send carries one whatever the counts, and from then on the
-//! counts alone place text: draining the pipes before a line would pull in
-//! front of it what the process wrote after it, when the line is read late.
-//! Text of a process that writes to the pipes straight (a child spawned with
-//! `stdio: 'inherit'`) then follows the lines read with it.
+//! counts place that process's text. What else the pipes hold is a process's
+//! that writes to them straight (a child a test spawns with `stdio:
+//! 'inherit'`): it is drained before a line that ends something (a test's
+//! end), as above, but not before a test's start or declaration, and not
+//! where a test's start was read after the line. There the lines were read
+//! late, and the text is likelier the new test's: draining would pull it in
+//! front of the lines, before the start of the test that wrote it.
 //!
 //! The converse, events before the text written after them, needs a point
 //! that both orders share. A frame with no bytes is one: our reporters
@@ -126,9 +129,8 @@ pub(super) struct Reader {
     /// counts are measured against ([`Reader::catch_up`]).
     text_read: [u64; 2],
     /// A `written` line was read: the writer of the event lines counts the
-    /// text its process writes, and text goes before them by those counts
-    /// alone. Draining what the pipes hold would also pull in front text
-    /// the process wrote after the lines, when they are read late.
+    /// text its process writes, and that text goes before them by those
+    /// counts; see [`Reader::drains_before`] for the rest.
     counted: bool,
 }
 
@@ -344,7 +346,7 @@ impl Reader {
 
     /// Reads a chunk of event lines; returns whether there was one. With
     /// `drain`, text the other pipes hold is passed on before the first
-    /// line that is not a `started`.
+    /// line that [`Reader::drains_before`].
     fn read_events(&mut self, out: &mut VecDeque<Input>, drain: bool) -> bool {
         let Some(n) = self.read(Self::EVENTS, CHUNK, out) else {
             return false;
@@ -355,7 +357,7 @@ impl Reader {
                 let line = std::mem::take(&mut self.line);
                 // It goes before the `Closed` that `read` just queued.
                 let closed = out.pop_back();
-                if drain && !self.counted {
+                if drain && self.drains_before(&line, &[]) {
                     self.drain_text(out);
                 }
                 out.push_back(Input::Event(line));
@@ -373,11 +375,10 @@ impl Reader {
     /// Passes on the lines of the `n` bytes in `events_buf`, keeping an
     /// unfinished last line for the next chunk.
     ///
-    /// Text is drained once, before the chunk's first line that is not a
-    /// `started` (never once the writer counts its text, see `counted`):
-    /// whatever reaches the text pipes after that was written
-    /// after the chunk's lines, so draining again before a later line
-    /// would only pull newer text in front of it.
+    /// Text is drained once, before the chunk's first line that
+    /// [`Reader::drains_before`]: whatever reaches the text pipes after that
+    /// was written after the chunk's lines, so draining again before a
+    /// later line would only pull newer text in front of it.
     fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>, drain: bool) {
         let mut start = 0;
         let mut drained = !drain;
@@ -391,13 +392,36 @@ impl Reader {
                 self.catch_up(written, out);
                 continue;
             }
-            if !drained && !self.counted && !is_started(&line) {
+            if !drained && self.drains_before(&line, &self.events_buf[start..n]) {
                 self.drain_text(out);
                 drained = true;
             }
             out.push_back(Input::Event(line));
         }
         self.line.extend_from_slice(&self.events_buf[start..n]);
+    }
+
+    /// Whether the text the pipes hold goes before event `line`, read with
+    /// `rest` after it. Not before a test's start: what a test prints comes
+    /// after it. Where the writer counts its text (`counted`), its own text
+    /// is placed by the counts, and the rest is drained only before a line
+    /// that ends something with no test's start read after it: a start
+    /// after it says the lines were read late, and a test spawned by the
+    /// new test likelier wrote the text.
+    fn drains_before(&self, line: &[u8], rest: &[u8]) -> bool {
+        if !self.counted {
+            return !is_started(line);
+        }
+        const OPENING: [&[u8]; 3] = [
+            b"\"ev\":\"started\"",
+            b"\"ev\":\"test\"",
+            b"\"ev\":\"suite\"",
+        ];
+        let head = &line[..line.len().min(32)];
+        let opens = OPENING
+            .iter()
+            .any(|tag| memchr::memmem::find(head, tag).is_some());
+        !opens && memchr::memmem::find(rest, OPENING[0]).is_none()
     }
 
     /// Passes on stdout and stderr up to what the writer of a `written`
@@ -680,25 +704,26 @@ mod tests {
     }
 
     /// Once the writer counts its text, its lines read late keep their
-    /// place before the text it wrote after them: the counts place the text,
-    /// and nothing the pipes hold is drained in front of a line.
+    /// place before the text it wrote after them: the counts place the
+    /// text, and nothing the pipes hold is drained in front of a test's
+    /// start, or of a test's end read with the next test's start.
     #[test]
     fn counted_text_written_after_lines_read_late_stays_after_them() {
         use std::io::Write;
         let (out_r, mut out_w) = io::pipe().unwrap();
         let (err_r, err_w) = io::pipe().unwrap();
         let (ev_r, mut ev_w) = io::pipe().unwrap();
-        ev_w.write_all(b"{\"ev\":\"written\",\"stdout\":0,\"stderr\":0}\n{\"ev\":\"hello\"}\n")
+        let counts = |n: usize| format!("{{\"ev\":\"written\",\"stdout\":{n},\"stderr\":0}}\n");
+        let test = "{\"ev\":\"test\"}\n{\"ev\":\"started\"}\n";
+        ev_w.write_all(format!("{}{{\"ev\":\"hello\"}}\n", counts(0)).as_bytes())
             .unwrap();
         out_w.write_all(b"before\n").unwrap();
-        ev_w.write_all(
-            b"{\"ev\":\"written\",\"stdout\":7,\"stderr\":0}\n{\"ev\":\"test\"}\n{\"ev\":\"started\"}\n",
-        )
-        .unwrap();
-        out_w.write_all(b"inside\n").unwrap();
-        ev_w.write_all(b"{\"ev\":\"written\",\"stdout\":14,\"stderr\":0}\n{\"ev\":\"finished\"}\n")
+        ev_w.write_all(format!("{}{test}", counts(7)).as_bytes())
             .unwrap();
-        out_w.write_all(b"after\n").unwrap();
+        out_w.write_all(b"inside\n").unwrap();
+        ev_w.write_all(format!("{}{{\"ev\":\"finished\"}}\n{test}", counts(14)).as_bytes())
+            .unwrap();
+        out_w.write_all(b"next\n").unwrap();
         drop((out_w, err_w, ev_w));
         let mut reader = Reader::new(out_r.into(), err_r.into(), ev_r.into(), "k3y").unwrap();
         let mut inputs = VecDeque::new();
@@ -710,19 +735,46 @@ mod tests {
                 }
             }
         }
-        let seen: String = inputs
+        assert_eq!(
+            seen(inputs),
+            "<{\"ev\":\"hello\"}>before\n<{\"ev\":\"test\"}><{\"ev\":\"started\"}>inside\n\
+             <{\"ev\":\"finished\"}><{\"ev\":\"test\"}><{\"ev\":\"started\"}>next\n"
+        );
+    }
+
+    /// Text the writer did not count (a child's it spawned with inherited
+    /// stdio) still goes before a test's end read on its own.
+    #[test]
+    fn uncounted_text_goes_before_the_end_read_after_it() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, mut ev_w) = io::pipe().unwrap();
+        let mut reader = Reader::new(out_r.into(), err_r.into(), ev_r.into(), "k3y").unwrap();
+        let mut inputs = VecDeque::new();
+        ev_w.write_all(b"{\"ev\":\"written\",\"stdout\":0,\"stderr\":0}\n{\"ev\":\"started\"}\n")
+            .unwrap();
+        reader.read_ready(Reader::EVENTS, &mut inputs);
+        out_w.write_all(b"child\n").unwrap();
+        ev_w.write_all(b"{\"ev\":\"finished\"}\n").unwrap();
+        reader.read_ready(Reader::EVENTS, &mut inputs);
+        drop((out_w, err_w, ev_w));
+        assert_eq!(
+            seen(inputs),
+            "<{\"ev\":\"started\"}>child\n<{\"ev\":\"finished\"}>"
+        );
+    }
+
+    /// Text and event lines as one string, each line in `<>`.
+    fn seen(inputs: VecDeque<Input>) -> String {
+        inputs
             .into_iter()
             .filter_map(|input| match input {
                 Input::Stdout(bytes) => Some(String::from_utf8(bytes).unwrap()),
                 Input::Event(line) => Some(format!("<{}>", String::from_utf8(line).unwrap())),
                 _ => None,
             })
-            .collect();
-        assert_eq!(
-            seen,
-            "<{\"ev\":\"hello\"}>before\n<{\"ev\":\"test\"}><{\"ev\":\"started\"}>inside\n\
-             <{\"ev\":\"finished\"}>after\n"
-        );
+            .collect()
     }
 
     /// A last event line without its newline still counts, and comes
