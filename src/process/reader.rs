@@ -357,7 +357,7 @@ impl Reader {
                 let line = std::mem::take(&mut self.line);
                 // It goes before the `Closed` that `read` just queued.
                 let closed = out.pop_back();
-                if drain && self.drains_before(&line, &[]) {
+                if drain && self.drains_before(&line, false) {
                     self.drain_text(out);
                 }
                 out.push_back(Input::Event(line));
@@ -382,6 +382,9 @@ impl Reader {
     fn split_events(&mut self, n: usize, out: &mut VecDeque<Input>, drain: bool) {
         let mut start = 0;
         let mut drained = !drain;
+        // Where the chunk's last test start is, found once: whether one
+        // follows a line is then one comparison.
+        let last_start = memchr::memmem::rfind(&self.events_buf[..n], STARTED_TAG);
         while let Some(end) = memchr::memchr(b'\n', &self.events_buf[start..n]) {
             self.line
                 .extend_from_slice(&self.events_buf[start..start + end]);
@@ -392,7 +395,8 @@ impl Reader {
                 self.catch_up(written, out);
                 continue;
             }
-            if !drained && self.drains_before(&line, &self.events_buf[start..n]) {
+            let start_follows = last_start.is_some_and(|at| at >= start);
+            if !drained && self.drains_before(&line, start_follows) {
                 self.drain_text(out);
                 drained = true;
             }
@@ -402,26 +406,22 @@ impl Reader {
     }
 
     /// Whether the text the pipes hold goes before event `line`, read with
-    /// `rest` after it. Not before a test's start: what a test prints comes
+    /// a test's start after it or not. Not before a test's start: what a test prints comes
     /// after it. Where the writer counts its text (`counted`), its own text
     /// is placed by the counts, and the rest is drained only before a line
     /// that ends something with no test's start read after it: a start
     /// after it says the lines were read late, and a test spawned by the
     /// new test likelier wrote the text.
-    fn drains_before(&self, line: &[u8], rest: &[u8]) -> bool {
+    fn drains_before(&self, line: &[u8], start_follows: bool) -> bool {
         if !self.counted {
             return !is_started(line);
         }
-        const OPENING: [&[u8]; 3] = [
-            b"\"ev\":\"started\"",
-            b"\"ev\":\"test\"",
-            b"\"ev\":\"suite\"",
-        ];
+        const OPENING: [&[u8]; 3] = [STARTED_TAG, b"\"ev\":\"test\"", b"\"ev\":\"suite\""];
         let head = &line[..line.len().min(32)];
         let opens = OPENING
             .iter()
             .any(|tag| memchr::memmem::find(head, tag).is_some());
-        !opens && memchr::memmem::find(rest, OPENING[0]).is_none()
+        !opens && !start_follows
     }
 
     /// Passes on stdout and stderr up to what the writer of a `written`
@@ -478,10 +478,13 @@ fn push_text(out: &mut VecDeque<Input>, text: &[u8]) {
 /// Whether an event line is a test's start: `{"ev":"started",...}` as our
 /// reporters write it (compact JSON, `ev` first).
 fn is_started(line: &[u8]) -> bool {
-    const TAG: &[u8] = b"\"ev\":\"started\"";
     let head = &line[..line.len().min(32)];
-    head.windows(TAG.len()).any(|w| w == TAG)
+    head.windows(STARTED_TAG.len()).any(|w| w == STARTED_TAG)
 }
+
+/// What a test's start holds (JSON escapes the quotes of any string value
+/// that holds these bytes, so only the `ev` key can).
+const STARTED_TAG: &[u8] = b"\"ev\":\"started\"";
 
 /// The counts of a `written` line, `{"ev":"written","stdout":N,"stderr":M}`:
 /// the bytes our JS reporters' process had written to its stdout and
