@@ -1342,28 +1342,6 @@ fn a_vitest_only_test_failed_under_ci_is_a_failed_node() {
     }
 }
 
-/// What a child process a test spawns with inherited stdio writes (past
-/// the reporter's counts of its own text) comes before the test's end,
-/// though tcrunner reads both late: the test stops tcrunner first.
-#[test]
-fn a_childs_output_keeps_its_place_when_tcrunner_reads_late() {
-    for name in ["jest29", "jest30"] {
-        let project = case_project("jest-child-output", name);
-        let (code, stream) = run_in(project.path(), name, &["--", "--runInBand"]);
-        assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
-        assert_clean(&stream);
-        let stream = String::from_utf8(stream).unwrap();
-        let at = |needle: &str| {
-            stream
-                .find(needle)
-                .unwrap_or_else(|| panic!("{name}: no {needle:?} in\n{stream}"))
-        };
-        let written = at("written by a child\n");
-        assert!(written > at("##teamcity[testStarted"), "{name}:\n{stream}");
-        assert!(written < at("##teamcity[testFinished"), "{name}:\n{stream}");
-    }
-}
-
 /// A Yarn Plug'n'Play project has no `node_modules` to load the framework
 /// from: one line says so and what to change, exit 69.
 #[test]
@@ -1394,8 +1372,22 @@ fn a_yarn_plug_n_play_project_is_told_how_to_install() {
 /// before the start pulls it in front).
 #[test]
 fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
+    assert_written_inside_the_test("jest-late-reader", "written while the reader is stopped\n");
+}
+
+/// What a child process a test spawns with inherited stdio writes (past
+/// the reporter's counts of its own text) comes before the test's end,
+/// though tcrunner reads both late: the test stops tcrunner first.
+#[test]
+fn a_childs_output_keeps_its_place_when_tcrunner_reads_late() {
+    assert_written_inside_the_test("jest-child-output", "written by a child\n");
+}
+
+/// Runs the one test of js-cases `case` in band on jest 29 and 30, and
+/// asserts that `text` comes between its start and its end.
+fn assert_written_inside_the_test(case: &str, text: &str) {
     for name in ["jest29", "jest30"] {
-        let project = case_project("jest-late-reader", name);
+        let project = case_project(case, name);
         let (code, stream) = run_in(project.path(), name, &["--", "--runInBand"]);
         assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
         assert_clean(&stream);
@@ -1405,7 +1397,7 @@ fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
                 .find(needle)
                 .unwrap_or_else(|| panic!("{name}: no {needle:?} in\n{stream}"))
         };
-        let written = at("written while the reader is stopped\n");
+        let written = at(text);
         assert!(written > at("##teamcity[testStarted"), "{name}:\n{stream}");
         assert!(written < at("##teamcity[testFinished"), "{name}:\n{stream}");
     }
