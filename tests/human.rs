@@ -587,3 +587,24 @@ fn collect_only_counts_what_was_collected() {
         "{verbose}"
     );
 }
+
+/// A name's control characters reach the terminal as escapes: a test
+/// titled with a screen-clearing sequence and a carriage return is shown
+/// as `\x1b[2J` and `\r`, and no byte of the view is a control character
+/// but the view's own colours and line ends.
+#[test]
+fn names_reach_the_terminal_without_their_control_characters() {
+    let stream = std::env::temp_dir().join(util::unique("view-controls"));
+    std::fs::write(
+        &stream,
+        "##teamcity[testStarted name='clears \x1b[2J|rthe screen']\n\
+         ##teamcity[testFailed name='clears \x1b[2J|rthe screen' message='no']\n\
+         ##teamcity[testFinished name='clears \x1b[2J|rthe screen']\n",
+    )
+    .unwrap();
+    let (code, out) = view(&stream, "never");
+    std::fs::remove_file(&stream).unwrap();
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(r"clears \x1b[2J\rthe screen"), "{out}");
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+}

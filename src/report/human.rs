@@ -156,20 +156,21 @@ impl<W: Write> Human<W> {
         path.reverse();
         inner.reverse();
         let path = path.join("/");
-        match (path.is_empty(), inner.is_empty()) {
+        let name = match (path.is_empty(), inner.is_empty()) {
             (true, _) => inner.join(" > "),
             (false, true) => path,
             (false, false) => format!("{path} > {}", inner.join(" > ")),
-        }
+        };
+        style::printable(&name).into_owned()
     }
 
     /// `path:line` of a node, when its file is known.
     fn location(&self, node: &Opened<'_>) -> Option<String> {
         let file = node.node.file.as_deref()?;
-        let file = self.relative(file);
+        let file = style::printable(self.relative(file));
         Some(match node.node.line {
             Some(line) => format!("{file}:{line}"),
-            None => file.to_owned(),
+            None => file.into_owned(),
         })
     }
 

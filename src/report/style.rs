@@ -55,19 +55,48 @@ impl Style {
     }
 }
 
-/// The columns of the terminal on stdout, when it is one; 80 otherwise.
-/// Asked at every redraw, so a resized window is followed at once.
+/// The columns of the terminal on stdout, when it says; else `COLUMNS`,
+/// else 80. Asked at every redraw, so a resized window is followed at once.
 pub(super) fn width() -> usize {
     rustix::termios::tcgetwinsize(std::io::stdout())
         .ok()
         .map(|size| usize::from(size.ws_col))
         .filter(|&cols| cols > 0)
+        .or_else(|| {
+            let columns = std::env::var("COLUMNS").ok()?;
+            columns.trim().parse().ok().filter(|&cols| cols > 0)
+        })
         .unwrap_or(80)
 }
 
-/// `text` cut to at most `columns` characters (escape codes count for
-/// nothing), with `…` where it was cut. Characters are taken as one
-/// column each: the status line holds names and numbers.
+/// The columns `c` takes in a terminal: two for CJK and emoji, none for a
+/// combining mark.
+fn columns_of(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// A name as it can be shown: its control characters (an escape sequence
+/// in a test's title would clear the screen, a `\r` or `\n` break the
+/// status line) written as escapes, `\x1b`, `\r`, `\n`.
+pub(super) fn printable(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(char::is_control) {
+        return name.into();
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in name.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
+/// `text` cut to at most `columns` columns (escape codes count for
+/// nothing, CJK and emoji two each), with `…` where it was cut.
 pub(super) fn fit(text: &str, columns: usize) -> String {
     let mut out = String::with_capacity(text.len());
     let mut shown = 0;
@@ -85,12 +114,13 @@ pub(super) fn fit(text: &str, columns: usize) -> String {
             }
             continue;
         }
-        if shown + 1 >= columns && chars.peek().is_some() {
+        let wide = columns_of(c);
+        if shown + wide >= columns && chars.peek().is_some() {
             cut = true;
             break;
         }
         out.push(c);
-        shown += 1;
+        shown += wide;
     }
     if cut {
         out.push('…');
@@ -111,7 +141,7 @@ pub(super) fn visible_len(text: &str) -> usize {
             (true, 'm') => escape = false,
             (true, _) => {}
             (false, '\r') => len = 0,
-            (false, _) => len += 1,
+            (false, c) => len += columns_of(c),
         }
     }
     len
@@ -155,6 +185,32 @@ mod tests {
     #[test]
     fn visible_length_skips_codes() {
         assert_eq!(visible_len("\r\x1b[2K\x1b[1m RUN \x1b[0mab"), 7);
+    }
+
+    /// CJK and emoji take two columns, a combining mark none: a status
+    /// line of them cut by characters would wrap and leave its first row
+    /// behind at every redraw.
+    #[test]
+    fn wide_characters_take_two_columns() {
+        assert_eq!(visible_len("日本語"), 6);
+        assert_eq!(visible_len("e\u{301}🎉"), 3);
+        assert_eq!(fit("日本語のテスト", 7), "日本語…");
+        assert_eq!(visible_len(&fit("日本語のテスト", 7)), 7);
+        assert_eq!(fit("ab日本", 6), "ab日本");
+    }
+
+    /// A name's control characters are shown as escapes, never sent to the
+    /// terminal; a name without any is borrowed as it is.
+    #[test]
+    fn names_are_shown_without_control_characters() {
+        assert_eq!(
+            printable("clears \x1b[2J\ra\tb\nc\u{7f}\u{9b}"),
+            "clears \\x1b[2J\\ra\\tb\\nc\\x7f\\x9b"
+        );
+        assert!(matches!(
+            printable("plain 日本"),
+            std::borrow::Cow::Borrowed("plain 日本")
+        ));
     }
 
     #[test]
