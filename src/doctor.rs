@@ -9,7 +9,7 @@ use std::process::Command;
 
 use crate::cli::RawDoctor;
 use crate::exit;
-use crate::frameworks::{self, find_package, node_version, python_for, FrameworkName};
+use crate::frameworks::{self, broken_venv, find_package, node_version, python_for, FrameworkName};
 
 /// Why the doctor could not look.
 #[derive(Debug, thiserror::Error)]
@@ -148,10 +148,16 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
         .output();
     let info: serde_json::Value = match answer {
         Err(e) => {
-            found.lack(
-                format!("the Python interpreter {shown}: {e}"),
-                "install Python 3 or a virtual environment in .venv, or pass --python",
-            );
+            match broken_venv(&python) {
+                Some([venv, gone, fix]) => found.lack(
+                    format!("a working interpreter in the virtual environment {venv} ({gone})"),
+                    fix,
+                ),
+                None => found.lack(
+                    format!("the Python interpreter {shown}: {e}"),
+                    "install Python 3 or a virtual environment in .venv, or pass --python",
+                ),
+            }
             return;
         }
         Ok(out) => match serde_json::from_slice(&out.stdout) {

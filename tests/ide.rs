@@ -205,6 +205,48 @@ fn doctor_on_a_healthy_and_a_broken_pytest_project() {
     let _ = std::fs::remove_dir_all(bare);
 }
 
+/// A project's `.venv` whose `python` links to an interpreter since
+/// removed is still the project's interpreter: doctor and the run name the
+/// environment and how to recreate it (exit 69), rather than run the tests
+/// with whatever `python3` is on PATH.
+#[test]
+fn a_virtual_environment_whose_python_is_gone_is_named() {
+    let project = Project::copy("pycharm");
+    let venv = project.path().join(".venv");
+    std::fs::create_dir_all(venv.join("bin")).unwrap();
+    std::fs::write(venv.join("pyvenv.cfg"), "home = /gone/bin\n").unwrap();
+    std::os::unix::fs::symlink("/gone/bin/python3.11", venv.join("bin/python")).unwrap();
+    let dir = project.path().to_str().unwrap();
+    let (code, text) = doctor(&["--project", dir]);
+    assert_eq!(code, 69, "{text}");
+    says(
+        &text,
+        &format!(
+            "missing: a working interpreter in the virtual environment {} ({}/bin/python links to /gone/bin/python3.11, which is gone)",
+            venv.display(),
+            venv.display()
+        ),
+    );
+    says(
+        &text,
+        &format!(
+            "  fix: recreate it (`python3 -m venv --clear {}`",
+            venv.display()
+        ),
+    );
+    let out = output(&mut tcrunner(&["--project", dir]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(69), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "tcrunner: the virtual environment {} has no working interpreter",
+            venv.display()
+        )),
+        "{stderr}"
+    );
+}
+
 /// vitest 1 and 2 run the tests but never call the reporter hooks ours
 /// uses: a run is refused with the version (exit 69), and doctor says what
 /// to install, rather than a run that shows no tests. Only the installed

@@ -18,7 +18,7 @@ use crate::runners::Runner;
 
 pub(crate) use environment::apply as apply_environment;
 pub(crate) use js::{find_package, node_version, too_old, Jest, Vitest};
-pub(crate) use pytest::{python_for, Pytest};
+pub(crate) use pytest::{broken_venv, python_for, Pytest};
 
 /// The per-test limit (`--timeout`) for our reporters, in seconds as the
 /// user typed them (`1`, `0.5`). pytest's plugin enforces it with an alarm

@@ -89,7 +89,10 @@ fn interpreter(request: &Request) -> PathBuf {
 }
 
 /// The interpreter a run of `project` uses: `python` when given, else the
-/// active or the project's virtual environment's, else `python3`.
+/// active or the project's virtual environment's, else `python3`. A virtual
+/// environment (a folder with `pyvenv.cfg`) whose `python` is gone, a link
+/// to an interpreter since removed, is still the one: the run then says so,
+/// rather than run the tests with another Python.
 pub(crate) fn python_for(project: &Path, python: Option<&Path>) -> PathBuf {
     if let Some(python) = python {
         return python.to_path_buf();
@@ -100,11 +103,37 @@ pub(crate) fn python_for(project: &Path, python: Option<&Path>) -> PathBuf {
         .chain([project.join(".venv"), project.join("venv")]);
     for venv in venvs {
         let python = venv.join("bin").join("python");
-        if python.is_file() {
+        if python.is_file() || venv.join("pyvenv.cfg").is_file() {
             return python;
         }
     }
     PathBuf::from("python3")
+}
+
+/// When `python` is the interpreter of a virtual environment and is gone
+/// (a link to a Python since removed or upgraded): the environment, what
+/// is wrong with its interpreter, and the fix.
+pub(crate) fn broken_venv(python: &Path) -> Option<[String; 3]> {
+    let venv = python.parent()?.parent()?;
+    if python.is_file() || !venv.join("pyvenv.cfg").is_file() {
+        return None;
+    }
+    let gone = match std::fs::read_link(python) {
+        Ok(target) => format!(
+            "{} links to {}, which is gone",
+            python.display(),
+            target.display()
+        ),
+        Err(_) => format!("{} is missing", python.display()),
+    };
+    Some([
+        venv.display().to_string(),
+        gone,
+        format!(
+            "recreate it (`python3 -m venv --clear {}`, then install the project's test requirements), or pass --python",
+            venv.display()
+        ),
+    ])
 }
 
 /// Turns one PyCharm target into a pytest node id.
@@ -438,8 +467,14 @@ impl Framework for Pytest {
         if let Some(order) = &request.order_file {
             env.push((ORDER_FILE_VAR.into(), order.clone().into_os_string()));
         }
+        let program = interpreter(request);
+        if let Some([venv, gone, fix]) = broken_venv(&program) {
+            return Err(SetupError::Unavailable(format!(
+                "the virtual environment {venv} has no working interpreter ({gone}): {fix}"
+            )));
+        }
         let spec = Spec {
-            program: interpreter(request),
+            program,
             args: os_args(&args),
             env,
             cwd: request.project.clone(),
