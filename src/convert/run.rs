@@ -152,7 +152,12 @@ pub(crate) fn run_with(
         (exit::SUCCESS, true) => exit::TESTS_FAILED,
         // Reports that hold no test: as a run that collected none.
         (exit::SUCCESS, false) if sink.tests == 0 => {
-            let _ = writeln!(errors, "tcrunner: no tests in the reports");
+            const NO_TESTS: &str = "no tests in the reports";
+            let _ = writeln!(errors, "tcrunner: {NO_TESTS}");
+            problems.push(Problem {
+                kind: ProblemKind::NoTests,
+                message: NO_TESTS.to_string(),
+            });
             exit::NO_TESTS
         }
         (code, _) => code,

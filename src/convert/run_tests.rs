@@ -282,6 +282,9 @@ fn reports_without_tests_exit_as_a_run_that_collected_none() {
         assert_eq!(code, exit::NO_TESTS, "{}: {err}", path.display());
         assert_eq!(err, "tcrunner: no tests in the reports\n");
     }
+    // Under a pass policy it is a run that failed as a whole.
+    let (code, _, _) = convert(&["--pass-policy", "all", empty[0].to_str().unwrap()]);
+    assert_eq!(code, exit::INFRASTRUCTURE);
     let passing = temp(
         "one-test.xml",
         b"<testsuite name='s'><testcase name='ok'/></testsuite>",
