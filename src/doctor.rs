@@ -9,7 +9,9 @@ use std::process::Command;
 
 use crate::cli::RawDoctor;
 use crate::exit;
-use crate::frameworks::{self, broken_venv, find_package, node_version, python_for, FrameworkName};
+use crate::frameworks::{
+    self, broken_venv, find_package, install_hint, node_version, python_for, FrameworkName,
+};
 
 /// Why the doctor could not look.
 #[derive(Debug, thiserror::Error)]
@@ -300,7 +302,7 @@ fn javascript(project: &Path, package: &str, node: Option<&Path>, found: &mut Fi
                     "{package}, in {}'s or a parent folder's node_modules",
                     project.display()
                 ),
-                format!("npm install --save-dev {package}"),
+                install_hint(project, package).replace('`', ""),
             ),
         },
     }

@@ -163,6 +163,14 @@ fn says(text: &str, line: &str) {
     );
 }
 
+#[track_caller]
+fn says_exactly(text: &str, line: &str) {
+    assert!(
+        text.lines().any(|l| l == line),
+        "no line {line:?} in:\n{text}"
+    );
+}
+
 #[test]
 fn doctor_on_a_healthy_and_a_broken_pytest_project() {
     let project = Project::copy("pycharm");
@@ -297,12 +305,35 @@ fn doctor_on_healthy_and_broken_jest_and_vitest_projects() {
         says(&text, "node: node (");
         says(&text, &format!("{package}: "));
         says(&text, "ok: nothing is missing");
-        // Not installed: the npm command that installs it.
+        // Not installed: the command that installs it, with the project's
+        // package manager; the project's own install where it declares the
+        // framework, from the folder that declares it.
         let broken = Project::copy(fixture);
-        let (code, text) = doctor(&["--project", broken.path().to_str().unwrap()]);
+        let dir = broken.path().to_str().unwrap();
+        let (code, text) = doctor(&["--project", dir]);
         assert_eq!(code, 69, "{text}");
         says(&text, &format!("missing: {package}, in "));
-        says(&text, &format!("  fix: npm install --save-dev {package}"));
+        says_exactly(&text, "  fix: npm install");
+        let out = output(&mut tcrunner(&["--project", dir]));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(69), "{stderr}");
+        assert!(stderr.trim_end().ends_with("run `npm install`"), "{stderr}");
+        broken.write("pnpm-lock.yaml", "");
+        let (_, text) = doctor(&["--project", dir]);
+        says_exactly(&text, "  fix: pnpm install");
+        broken.write("packages/a/package.json", r#"{"name": "a"}"#);
+        let member = broken.path().join("packages/a");
+        let (_, text) = doctor(&[
+            "--project",
+            member.to_str().unwrap(),
+            "--framework",
+            package,
+        ]);
+        says_exactly(&text, &format!("  fix: cd {dir} && pnpm install"));
+        broken.write("package.json", r#"{"name": "undeclared"}"#);
+        std::fs::remove_file(broken.path().join("pnpm-lock.yaml")).unwrap();
+        let (_, text) = doctor(&["--project", dir, "--framework", package]);
+        says_exactly(&text, &format!("  fix: npm install --save-dev {package}"));
         // Yarn Plug'n'Play: the setting that gives it a node_modules.
         broken.write(".pnp.cjs", "");
         let (code, text) = doctor(&["--project", broken.path().to_str().unwrap()]);

@@ -144,6 +144,53 @@ pub(crate) fn find_package(project: &Path, name: &str) -> Option<Package> {
     None
 }
 
+/// The command that installs `package` where it is missing: the project's
+/// own install when a package.json of it or a parent folder declares the
+/// package already (from that folder when it is not the project), else one
+/// that adds it; with the package manager whose lockfile the project has.
+/// In backquotes, a command to paste into a shell.
+pub(crate) fn install_hint(project: &Path, package: &str) -> String {
+    let start = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_path_buf());
+    let manager = start
+        .ancestors()
+        .find_map(|dir| {
+            [
+                ("pnpm-lock.yaml", "pnpm"),
+                ("yarn.lock", "yarn"),
+                ("bun.lock", "bun"),
+                ("bun.lockb", "bun"),
+                ("package-lock.json", "npm"),
+            ]
+            .into_iter()
+            .find(|(lockfile, _)| dir.join(lockfile).is_file())
+            .map(|(_, manager)| manager)
+        })
+        .unwrap_or("npm");
+    let declares = |dir: &Path| {
+        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+            return false;
+        };
+        let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        ["dependencies", "devDependencies"]
+            .iter()
+            .any(|key| manifest[key].get(package).is_some())
+    };
+    match start.ancestors().find(|dir| declares(dir)) {
+        Some(dir) if dir == start => format!("`{manager} install`"),
+        Some(dir) => format!(
+            "`cd {} && {manager} install`",
+            shlex::try_quote(&dir.to_string_lossy()).unwrap_or_default()
+        ),
+        None => match manager {
+            "npm" => format!("`npm install --save-dev {package}`"),
+            "bun" => format!("`bun add --dev {package}`"),
+            _ => format!("`{manager} add --save-dev {package}`"),
+        },
+    }
+}
+
 /// The smallest version an `engines.node` range allows, e.g. `^22.12 || >=24` → 22.12.
 fn engine_floor(range: &str) -> Option<(u32, u32)> {
     range
@@ -362,8 +409,9 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
             )));
         }
         return Err(SetupError::Unavailable(format!(
-            "{framework} is not installed in {} or any parent folder's node_modules: run `npm install --save-dev {package}`",
-            request.project.display()
+            "{framework} is not installed in {} or any parent folder's node_modules: run {}",
+            request.project.display(),
+            install_hint(&request.project, package)
         )));
     };
     if let Some(oldest) = too_old(package, &found.version) {
