@@ -10,7 +10,8 @@ use std::process::Command;
 use crate::cli::RawDoctor;
 use crate::exit;
 use crate::frameworks::{
-    self, broken_venv, find_package, install_hint, node_version, python_for, FrameworkName,
+    self, broken_venv, find_package, install_hint, node_version, python_for, upgrade_hint,
+    FrameworkName,
 };
 
 /// Why the doctor could not look.
@@ -270,7 +271,7 @@ fn javascript(project: &Path, package: &str, node: Option<&Path>, found: &mut Fi
                         "{package} {oldest} or later (this is {})",
                         installed.version
                     ),
-                    format!("npm install --save-dev {package}@latest"),
+                    upgrade_hint(project, &format!("{package}@latest")),
                 );
             }
             if let (Some(floor), Some(have)) = (installed.node_floor, version) {
@@ -302,7 +303,7 @@ fn javascript(project: &Path, package: &str, node: Option<&Path>, found: &mut Fi
                     "{package}, in {}'s or a parent folder's node_modules",
                     project.display()
                 ),
-                install_hint(project, package).replace('`', ""),
+                install_hint(project, package),
             ),
         },
     }

@@ -148,13 +148,53 @@ pub(crate) fn find_package(project: &Path, name: &str) -> Option<Package> {
 /// own install when a package.json of it or a parent folder declares the
 /// package already (from that folder when it is not the project), else one
 /// that adds it; with the package manager whose lockfile the project has.
-/// In backquotes, a command to paste into a shell.
+/// A command to paste into a shell.
 pub(crate) fn install_hint(project: &Path, package: &str) -> String {
     let start = project
         .canonicalize()
         .unwrap_or_else(|_| project.to_path_buf());
-    let manager = start
-        .ancestors()
+    let declares = |dir: &Path| {
+        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+            return false;
+        };
+        let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        ["dependencies", "devDependencies"]
+            .iter()
+            .any(|key| manifest[key].get(package).is_some())
+    };
+    let manager = manager(&start);
+    match start.ancestors().find(|dir| declares(dir)) {
+        Some(dir) if dir == start => format!("{manager} install"),
+        Some(dir) => format!(
+            "cd {} && {manager} install",
+            shlex::try_quote(&dir.to_string_lossy()).unwrap_or_default()
+        ),
+        None => add_command(manager, package),
+    }
+}
+
+/// The command that adds `spec` (`vitest`, `vitest@latest`) to the
+/// development dependencies of the project in `project`, with its package
+/// manager.
+pub(crate) fn upgrade_hint(project: &Path, spec: &str) -> String {
+    let start = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_path_buf());
+    add_command(manager(&start), spec)
+}
+
+fn add_command(manager: &str, spec: &str) -> String {
+    match manager {
+        "npm" => format!("npm install --save-dev {spec}"),
+        "bun" => format!("bun add --dev {spec}"),
+        _ => format!("{manager} add --save-dev {spec}"),
+    }
+}
+
+/// The package manager whose lockfile is in `dir` or the nearest parent
+/// folder that has one; npm without any.
+fn manager(dir: &Path) -> &'static str {
+    dir.ancestors()
         .find_map(|dir| {
             [
                 ("pnpm-lock.yaml", "pnpm"),
@@ -167,28 +207,7 @@ pub(crate) fn install_hint(project: &Path, package: &str) -> String {
             .find(|(lockfile, _)| dir.join(lockfile).is_file())
             .map(|(_, manager)| manager)
         })
-        .unwrap_or("npm");
-    let declares = |dir: &Path| {
-        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
-            return false;
-        };
-        let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        ["dependencies", "devDependencies"]
-            .iter()
-            .any(|key| manifest[key].get(package).is_some())
-    };
-    match start.ancestors().find(|dir| declares(dir)) {
-        Some(dir) if dir == start => format!("`{manager} install`"),
-        Some(dir) => format!(
-            "`cd {} && {manager} install`",
-            shlex::try_quote(&dir.to_string_lossy()).unwrap_or_default()
-        ),
-        None => match manager {
-            "npm" => format!("`npm install --save-dev {package}`"),
-            "bun" => format!("`bun add --dev {package}`"),
-            _ => format!("`{manager} add --save-dev {package}`"),
-        },
-    }
+        .unwrap_or("npm")
 }
 
 /// The smallest version an `engines.node` range allows, e.g. `^22.12 || >=24` → 22.12.
@@ -409,15 +428,16 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
             )));
         }
         return Err(SetupError::Unavailable(format!(
-            "{framework} is not installed in {} or any parent folder's node_modules: run {}",
+            "{framework} is not installed in {} or any parent folder's node_modules: run `{}`",
             request.project.display(),
             install_hint(&request.project, package)
         )));
     };
     if let Some(oldest) = too_old(package, &found.version) {
         return Err(SetupError::Unavailable(format!(
-            "{package} {} is older than tcrunner supports ({package} {oldest} or later): run `npm install --save-dev {package}@latest`",
-            found.version
+            "{package} {} is older than tcrunner supports ({package} {oldest} or later): run `{}`",
+            found.version,
+            upgrade_hint(&request.project, &format!("{package}@latest"))
         )));
     }
     let node = request

@@ -17,7 +17,9 @@ use crate::process::Spec;
 use crate::runners::Runner;
 
 pub(crate) use environment::apply as apply_environment;
-pub(crate) use js::{find_package, install_hint, node_version, too_old, Jest, Vitest};
+pub(crate) use js::{
+    find_package, install_hint, node_version, too_old, upgrade_hint, Jest, Vitest,
+};
 pub(crate) use pytest::{broken_venv, python_for, Pytest};
 
 /// The per-test limit (`--timeout`) for our reporters, in seconds as the
