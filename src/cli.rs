@@ -111,8 +111,9 @@ pub(crate) struct RawOutput {
     pub format: Option<Dialect>,
     #[command(flatten)]
     pub human: RawHuman,
-    /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset; at
+    /// most 2^53, so that every id after it stays exact wherever it is read).
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = offset_value())]
     pub offset: u64,
     /// Add `timestamp='…'` to every message.
     #[arg(long)]
@@ -374,8 +375,18 @@ pub(crate) struct RawCheck {
     pub quiet: bool,
     /// The node the tree hangs from instead of 0: a stream written with
     /// `--offset N` is checked with the same N, as embedded under node N.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = offset_value())]
     pub offset: u64,
+}
+
+/// The largest `--offset`: the ids after it stay exact in every reader of
+/// the stream (a JavaScript number holds integers up to 2^53) and cannot
+/// overflow.
+const MAX_OFFSET: u64 = 1 << 53;
+
+/// `--offset`'s parser: a number up to [`MAX_OFFSET`].
+fn offset_value() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(..=MAX_OFFSET)
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,10 @@
 //! arguments and environment to tcrunner unchanged (`os.execv`: no shell,
 //! so no quoting is lost), with the interpreter PyCharm started it with as
 //! pytest's. A script of the IDE's own found in DIR is kept as
-//! `<name>.orig`; scripts of ours are rewritten in place.
+//! `<name>.orig`; scripts of ours are rewritten. Each new script is written
+//! beside and takes the old one's name in one rename, and every refusal
+//! comes before anything is written: a failure leaves the IDE's scripts as
+//! they were.
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +29,10 @@ const SCRIPTS: &[(&str, &str)] = &[
 pub(crate) enum IdeError {
     #[error("cannot tell where the tcrunner binary is")]
     Exe(#[source] io::Error),
+    #[error("{}: no such folder (give the IDE's helpers folder, …/helpers/pycharm)", .0.display())]
+    Missing(PathBuf),
+    #[error("{}: not a folder (give the IDE's helpers folder, …/helpers/pycharm)", .0.display())]
+    NotAFolder(PathBuf),
     #[error("{}", .path.display())]
     Write {
         path: PathBuf,
@@ -42,6 +49,7 @@ impl IdeError {
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
             IdeError::Exe(_) => exit::INTERNAL,
+            IdeError::Missing(_) | IdeError::NotAFolder(_) => exit::NO_INPUT,
             IdeError::Write { .. } | IdeError::Backup { .. } | IdeError::Output(_) => {
                 exit::IO_ERROR
             }
@@ -49,30 +57,68 @@ impl IdeError {
     }
 }
 
-/// Writes the scripts into `dir` (made if missing) and says what it did.
+/// Writes the scripts into the folder `dir` and says what it did.
 pub(crate) fn install(dir: &Path, mut out: impl Write) -> Result<i32, IdeError> {
     let exe = std::env::current_exe().map_err(IdeError::Exe)?;
     let write_error = |path: &Path| {
         let path = path.to_path_buf();
         move |source| IdeError::Write { path, source }
     };
-    std::fs::create_dir_all(dir).map_err(write_error(dir))?;
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(IdeError::Missing(dir.to_path_buf()))
+        }
+        Err(e) => return Err(write_error(dir)(e)),
+        Ok(meta) if !meta.is_dir() => return Err(IdeError::NotAFolder(dir.to_path_buf())),
+        Ok(_) => {}
+    }
+    // What each script needs first: a refusal writes nothing.
+    let mut planned = Vec::new();
     for (file, configuration) in SCRIPTS {
         let path = dir.join(file);
-        if let Ok(existing) = std::fs::read_to_string(&path) {
-            if !existing.contains(MARK) {
+        let backup = match std::fs::read_to_string(&path) {
+            Ok(existing) if !existing.contains(MARK) => {
                 let mut backup = path.clone().into_os_string();
                 backup.push(".orig");
                 let backup = PathBuf::from(backup);
                 if backup.exists() {
                     return Err(IdeError::Backup { path, backup });
                 }
-                std::fs::rename(&path, &backup).map_err(write_error(&path))?;
-                writeln!(out, "kept {} as {}", path.display(), backup.display())
-                    .map_err(IdeError::Output)?;
+                Some(backup)
             }
+            _ => None,
+        };
+        planned.push((file, path, backup, configuration));
+    }
+    for (file, path, backup, configuration) in planned {
+        let new = dir.join(format!(".{file}.tcrunner-new"));
+        let written = std::fs::File::create(&new).and_then(|mut f| {
+            f.write_all(script(&exe, configuration).as_bytes())?;
+            f.sync_all()
+        });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&new);
+            return Err(write_error(&path)(e));
         }
-        std::fs::write(&path, script(&exe, configuration)).map_err(write_error(&path))?;
+        // The IDE's script stays under its name until the rename below
+        // puts ours there; its backup is a second name for it.
+        if let Some(backup) = &backup {
+            let kept = std::fs::hard_link(&path, backup)
+                .or_else(|_| std::fs::copy(&path, backup).map(drop));
+            if let Err(e) = kept {
+                let _ = std::fs::remove_file(&new);
+                return Err(write_error(backup)(e));
+            }
+            writeln!(out, "kept {} as {}", path.display(), backup.display())
+                .map_err(IdeError::Output)?;
+        }
+        if let Err(e) = std::fs::rename(&new, &path) {
+            let _ = std::fs::remove_file(&new);
+            if let Some(backup) = &backup {
+                let _ = std::fs::remove_file(backup);
+            }
+            return Err(write_error(&path)(e));
+        }
         writeln!(out, "wrote {}", path.display()).map_err(IdeError::Output)?;
     }
     out.flush().map_err(IdeError::Output)?;

@@ -69,6 +69,65 @@ fn install_writes_pycharms_runner_scripts_and_keeps_the_ides_own() {
     );
 }
 
+/// A refusal or a failure writes nothing: a missing or wrong folder is
+/// refused (exit 66) rather than made; a backup that would be lost is
+/// refused before the other script is replaced; a script that cannot be
+/// written in full (no room: `ulimit -f 0`) leaves the IDE's as it was,
+/// with no backup, so that the command can simply run again.
+#[test]
+fn install_writes_all_or_nothing() {
+    let dir = helpers();
+    let missing = dir.join("no/such/folder");
+    let out = output(&mut tcrunner(&[
+        "ide",
+        "install",
+        missing.to_str().unwrap(),
+    ]));
+    assert_eq!(out.status.code(), Some(66));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such folder"));
+    assert!(!dir.join("no").exists());
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = output(&mut tcrunner(&["ide", "install", file.to_str().unwrap()]));
+    assert_eq!(out.status.code(), Some(66));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a folder"));
+
+    let ides = "# the IDE's own\n";
+    for name in ["_jb_pytest_runner.py", "_jb_unittest_runner.py"] {
+        std::fs::write(dir.join(name), ides).unwrap();
+    }
+    std::fs::write(dir.join("_jb_unittest_runner.py.orig"), "# older\n").unwrap();
+    let out = output(&mut tcrunner(&["ide", "install", dir.to_str().unwrap()]));
+    assert_eq!(out.status.code(), Some(74));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(read("_jb_pytest_runner.py"), ides);
+    assert!(!dir.join("_jb_pytest_runner.py.orig").exists());
+    std::fs::remove_file(dir.join("_jb_unittest_runner.py.orig")).unwrap();
+
+    let exe = util::bin();
+    let full = Command::new("bash")
+        .arg("-c")
+        .arg(r#"trap "" XFSZ; ulimit -f 0; exec "$0" ide install "$1""#)
+        .arg(&exe)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(full.status.code(), Some(74), "{full:?}");
+    for name in ["_jb_pytest_runner.py", "_jb_unittest_runner.py"] {
+        assert_eq!(read(name), ides, "{name}");
+        assert!(!dir.join(format!("{name}.orig")).exists(), "{name}");
+    }
+    let said = install(&dir);
+    assert!(said.contains("_jb_unittest_runner.py.orig"), "{said}");
+    assert_eq!(read("_jb_unittest_runner.py.orig"), ides);
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "left behind: {names:?}");
+}
+
 #[test]
 fn the_script_passes_every_argument_through_unchanged() {
     let dir = helpers();

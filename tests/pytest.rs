@@ -541,6 +541,8 @@ fn what_to_run_errors_are_one_line_with_documented_codes() {
             "--target nope.module.Class",
         ),
         (&["--path", "no/such/dir"], 66, "--path no/such/dir"),
+        (&["--target", "::"], 64, "no file before `::`"),
+        (&["--target", "::test_add"], 64, "no file before `::`"),
     ];
     for (args, code, mention) in cases {
         let out = run_full(9, args);
@@ -556,6 +558,28 @@ fn what_to_run_errors_are_one_line_with_documented_codes() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// An `--offset` whose ids could not stay exact (past 2^53) or would wrap
+/// around to the root's 0 is refused (exit 64), for a run and for `check`.
+#[test]
+fn an_offset_too_large_for_its_ids_is_refused() {
+    for args in [
+        &["--offset", "18446744073709551615"][..],
+        &["check", "--offset", "9007199254740993", "/dev/null"],
+    ] {
+        let out = util::output(&mut util::tcrunner(args));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {stderr}");
+        assert!(stderr.contains("--offset"), "{args:?}: {stderr}");
+    }
+    let out = util::output(&mut util::tcrunner(&[
+        "check",
+        "--offset",
+        "9007199254740992",
+        "/dev/null",
+    ]));
+    assert_eq!(out.status.code(), Some(0));
 }
 
 #[test]

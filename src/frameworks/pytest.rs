@@ -131,7 +131,7 @@ pub(crate) fn broken_venv(python: &Path) -> Option<[String; 3]> {
         gone,
         format!(
             "recreate it (`python3 -m venv --clear {}`, then install the project's test requirements), or pass --python",
-            venv.display()
+            shlex::try_quote(&venv.to_string_lossy()).unwrap_or_default()
         ),
     ])
 }
@@ -143,6 +143,9 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         return Err(bad("empty target"));
     }
     if let Some((file, python)) = split_file(target) {
+        if file.is_empty() {
+            return Err(bad("no file before `::`"));
+        }
         if python.is_empty() {
             return Ok(file.to_owned());
         }
