@@ -116,8 +116,8 @@ pub(crate) const TABLE: &[Row] = &[
     },
     Row {
         codes: Codes::One(NO_INPUT),
-        brief: "missing input file, --path or --project",
-        meaning: "an input file, `--path` or `--project` does not exist",
+        brief: "missing input file, --path, --project or folder",
+        meaning: "an input file, `--path`, `--project` or `ide install`'s folder does not exist",
     },
     Row {
         codes: Codes::One(SOCKET_UNREACHABLE),
