@@ -80,7 +80,7 @@ pub(crate) fn run(config: &RawDoctor, mut out: impl Write) -> Result<i32, Doctor
         None => found.lack(
             format!(
                 "a framework: cannot tell which one the project uses ({})",
-                frameworks::NOT_DETECTED
+                frameworks::not_detected(&project)
             ),
             "pass --framework pytest|jest|vitest",
         ),
@@ -143,6 +143,7 @@ const SWITCHED_OFF: &[(&str, &str)] = &[(
 )];
 
 fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
+    let given = python.is_some();
     let python = python_for(project, python);
     let shown = python.display().to_string();
     let answer = Command::new(&python)
@@ -155,6 +156,10 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
                 Some([venv, gone, fix]) => found.lack(
                     format!("a working interpreter in the virtual environment {venv} ({gone})"),
                     fix,
+                ),
+                None if given => found.lack(
+                    format!("the Python interpreter {shown}: {e}"),
+                    "give --python the path of a Python 3 interpreter that exists",
                 ),
                 None => found.lack(
                     format!("the Python interpreter {shown}: {e}"),

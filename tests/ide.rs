@@ -269,6 +269,10 @@ fn doctor_on_a_healthy_and_a_broken_pytest_project() {
     let (code, text) = doctor(&["--project", dir, "--python", "/nonexistent/python"]);
     assert_eq!(code, 69, "{text}");
     says(&text, "missing: the Python interpreter /nonexistent/python");
+    says_exactly(
+        &text,
+        "  fix: give --python the path of a Python 3 interpreter that exists",
+    );
     let _ = std::fs::remove_dir_all(bare);
 }
 
@@ -435,6 +439,26 @@ fn doctor_without_a_framework_or_a_project() {
     assert_eq!(code, 69, "{text}");
     says(&text, "missing: a framework");
     says(&text, "  fix: pass --framework");
+    // A package.json that does not parse is named, with where, by doctor
+    // and by the run (exit 64).
+    std::fs::write(
+        outside.join("package.json"),
+        r#"{"devDependencies": {"vitest": "#,
+    )
+    .unwrap();
+    let (code, text) = doctor(&["--project", outside.to_str().unwrap()]);
+    assert_eq!(code, 69, "{text}");
+    assert!(
+        text.contains("package.json is not valid JSON: EOF while parsing a value at line 1"),
+        "{text}"
+    );
+    let out = output(&mut tcrunner(&["--project", outside.to_str().unwrap()]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{stderr}");
+    assert!(
+        stderr.contains("package.json is not valid JSON"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&outside);
     let (code, text) = doctor(&["--project", "/nonexistent/project"]);
     assert_eq!(code, 66, "{text}");

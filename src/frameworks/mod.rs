@@ -318,9 +318,25 @@ impl FrameworkName {
     }
 }
 
-/// What [`detect`] looked for in a project where it found no framework.
-pub(crate) const NOT_DETECTED: &str =
-    "no pytest configuration or test_*.py files, no jest or vitest in package.json";
+/// What [`detect`] looked for in `project`, where it found no framework;
+/// a package.json it could not read or parse is named with why.
+pub(crate) fn not_detected(project: &Path) -> String {
+    const LOOKED_FOR: &str =
+        "no pytest configuration or test_*.py files, no jest or vitest in package.json";
+    let manifest = project.join("package.json");
+    let why = match std::fs::read_to_string(&manifest) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return LOOKED_FOR.to_string(),
+        Err(e) => format!("cannot be read: {e}"),
+        Ok(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(_) => return LOOKED_FOR.to_string(),
+            Err(e) => format!("is not valid JSON: {e}"),
+        },
+    };
+    format!(
+        "no pytest configuration or test_*.py files, and {} {why}",
+        manifest.display()
+    )
+}
 
 /// Picks the framework from the project: JS dependencies and config files,
 /// then Python test configuration, then the kind of files asked for, then

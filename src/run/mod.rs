@@ -140,7 +140,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             RunError::Usage(format!(
                 "cannot tell which framework {} uses ({}): pass --framework",
                 project.display(),
-                frameworks::NOT_DETECTED
+                frameworks::not_detected(&project)
             ))
         })?,
     };
