@@ -10,8 +10,8 @@ use std::process::Command;
 use crate::cli::RawDoctor;
 use crate::exit;
 use crate::frameworks::{
-    self, broken_venv, find_package, install_hint, node_version, python_for, upgrade_hint,
-    FrameworkName,
+    self, broken_venv, find_package, install_hint, node_version, pip_install, python_for,
+    upgrade_hint, FrameworkName,
 };
 
 /// Why the doctor could not look.
@@ -121,6 +121,11 @@ const PYTHON_QUERY: &str = r#"
 import json, sys
 info = {"python": sys.version.split()[0], "pytest": None, "plugins": []}
 try:
+    import importlib.util
+    info["pip"] = importlib.util.find_spec("pip") is not None
+except Exception:
+    info["pip"] = False
+try:
     import pytest
     info["pytest"] = pytest.__version__
 except Exception as exc:
@@ -189,6 +194,7 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
             info["python"].as_str().unwrap_or("?")
         ),
     );
+    let has_pip = info["pip"].as_bool().unwrap_or(true);
     match info["pytest"].as_str() {
         Some(version) => {
             found.say("pytest", version);
@@ -199,7 +205,7 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
             if major.is_some_and(|m| m < 8) {
                 found.lack(
                     format!("pytest 8 or later (this is {version})"),
-                    format!("{} -m pip install -U pytest", quoted(&shown)),
+                    pip_install(&python, has_pip, "-U pytest"),
                 );
             }
         }
@@ -208,7 +214,7 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
                 "pytest, for {shown} ({})",
                 info["error"].as_str().unwrap_or("not importable")
             ),
-            format!("{} -m pip install pytest", quoted(&shown)),
+            pip_install(&python, has_pip, "pytest"),
         ),
     }
     let plugins: Vec<(String, String, String)> = info["plugins"]
@@ -318,9 +324,4 @@ fn javascript(project: &Path, package: &str, node: Option<&Path>, found: &mut Fi
             "the reporters your {package} configuration names, for tcrunner's runs (tcrunner's reporter takes their place)"
         ),
     );
-}
-
-/// A path as a POSIX shell reads it.
-fn quoted(text: &str) -> String {
-    shlex::try_quote(text).map_or_else(|_| text.to_owned(), |q| q.into_owned())
 }

@@ -260,11 +260,24 @@ fn doctor_on_a_healthy_and_a_broken_pytest_project() {
     let bare_python = bare.join("bin/python");
     let (code, text) = doctor(&["--project", dir, "--python", bare_python.to_str().unwrap()]);
     assert_eq!(code, 69, "{text}");
+    // It was made without pip (as `uv venv` makes them): the fix gives it
+    // one first, or installs through uv where uv is on PATH.
     says(&text, "missing: pytest, for ");
-    says(
-        &text,
-        &format!("  fix: {} -m pip install pytest", bare_python.display()),
+    let py = bare_python.display();
+    let through_pip = format!("  fix: {py} -m ensurepip && {py} -m pip install pytest");
+    let through_uv = format!("  fix: uv pip install --python {py} pytest");
+    assert!(
+        text.lines().any(|l| l == through_pip || l == through_uv),
+        "{text}"
     );
+    // Given pip, pip.
+    let pip = Command::new(&bare_python)
+        .args(["-m", "ensurepip"])
+        .output()
+        .unwrap();
+    assert!(pip.status.success(), "{pip:?}");
+    let (_, text) = doctor(&["--project", dir, "--python", bare_python.to_str().unwrap()]);
+    says_exactly(&text, &format!("  fix: {py} -m pip install pytest"));
     // No interpreter at all.
     let (code, text) = doctor(&["--project", dir, "--python", "/nonexistent/python"]);
     assert_eq!(code, 69, "{text}");

@@ -110,6 +110,36 @@ pub(crate) fn python_for(project: &Path, python: Option<&Path>) -> PathBuf {
     PathBuf::from("python3")
 }
 
+/// The command that installs `spec` (`pytest`, `-U pytest`) for `python`:
+/// through its pip, or, in an environment made without pip (`uv venv`,
+/// `python -m venv --without-pip`), through uv where it is on PATH, else
+/// after `ensurepip` gives it one.
+pub(crate) fn pip_install(python: &Path, has_pip: bool, spec: &str) -> String {
+    let py = shlex::try_quote(&python.to_string_lossy())
+        .map_or_else(|_| python.display().to_string(), |q| q.into_owned());
+    if has_pip {
+        return format!("{py} -m pip install {spec}");
+    }
+    let uv = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("uv").is_file()));
+    if uv {
+        format!("uv pip install --python {py} {spec}")
+    } else {
+        format!("{py} -m ensurepip && {py} -m pip install {spec}")
+    }
+}
+
+/// Whether `python` can import pip.
+fn has_pip(python: &Path) -> bool {
+    std::process::Command::new(python)
+        .args(["-c", "import pip"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
 /// When `python` is the interpreter of a virtual environment and is gone
 /// (a link to a Python since removed or upgraded): the environment, what
 /// is wrong with its interpreter, and the fix.
@@ -568,8 +598,9 @@ impl Framework for Pytest {
     fn missing_hint(&self, stderr: &str, program: &Path) -> Option<String> {
         stderr.contains("No module named pytest").then(|| {
             format!(
-                "pytest is not installed for {0}: install it with `{0} -m pip install pytest`, or pass --python",
-                program.display()
+                "pytest is not installed for {}: install it with `{}`, or pass --python",
+                program.display(),
+                pip_install(program, has_pip(program), "pytest")
             )
         })
     }
