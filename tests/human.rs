@@ -608,3 +608,41 @@ fn names_reach_the_terminal_without_their_control_characters() {
     assert!(out.contains(r"clears \x1b[2J\rthe screen"), "{out}");
     assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
 }
+
+/// Values longer than the view keeps are diffed in their first part, and
+/// the view says so: a difference past the cut is never silently missing.
+#[test]
+fn a_diff_of_values_cut_short_says_so() {
+    let lines = |changed: usize| -> String {
+        (0..3000)
+            .map(|i| {
+                if i == changed {
+                    "changed".to_owned()
+                } else {
+                    format!("line {i}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("|n")
+    };
+    let stream = std::env::temp_dir().join(util::unique("view-long-diff"));
+    std::fs::write(
+        &stream,
+        format!(
+            "##teamcity[testStarted name='t']\n\
+             ##teamcity[testFailed name='t' message='m' type='comparisonFailure' expected='{}' actual='{}']\n\
+             ##teamcity[testFinished name='t']\n",
+            lines(usize::MAX),
+            lines(2500)
+        ),
+    )
+    .unwrap();
+    let (code, out) = view(&stream, "never");
+    std::fs::remove_file(&stream).unwrap();
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("- expected  + actual"), "{out}");
+    assert!(
+        out.contains("differences after that are not shown"),
+        "{out}"
+    );
+}

@@ -80,6 +80,9 @@ pub(super) struct Failure {
     pub details: String,
     pub expected: Option<String>,
     pub actual: Option<String>,
+    /// `expected` or `actual` was longer than is kept: differences past
+    /// the cut are not in the diff.
+    pub values_cut: bool,
     pub output: Captured,
 }
 
@@ -114,6 +117,11 @@ impl Failure {
             details: text(result.and_then(|r| r.details.as_ref())),
             expected: result.and_then(|r| r.expected.as_deref()).map(kept),
             actual: result.and_then(|r| r.actual.as_deref()).map(kept),
+            values_cut: result.is_some_and(|r| {
+                [&r.expected, &r.actual]
+                    .iter()
+                    .any(|v| v.as_ref().is_some_and(|v| v.len() > TEXT_KEPT))
+            }),
             output: Captured {
                 stdout: output.stdout.finish(),
                 stderr: output.stderr.finish(),
@@ -145,6 +153,18 @@ impl Failure {
         if let (Some(expected), Some(actual)) = (&self.expected, &self.actual) {
             out.push('\n');
             diff(out, expected, actual, style);
+            if self.values_cut {
+                out.push_str("  ");
+                style.push(
+                    out,
+                    Paint::Dim,
+                    &format!(
+                        "(the values are compared in their first {} KB: differences after that are not shown; --json and the stream hold them whole)",
+                        TEXT_KEPT / 1024
+                    ),
+                );
+                out.push('\n');
+            }
         }
         // Most frameworks' details repeat the message first (`Error: …`
         // then the stack): shown once.
