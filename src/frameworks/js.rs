@@ -165,10 +165,7 @@ pub(crate) fn install_hint(project: &Path, package: &str) -> String {
     let manager = manager(&start);
     match start.ancestors().find(|dir| declares(dir)) {
         Some(dir) if dir == start => format!("{manager} install"),
-        Some(dir) => format!(
-            "cd {} && {manager} install",
-            shlex::try_quote(&dir.to_string_lossy()).unwrap_or_default()
-        ),
+        Some(dir) => format!("cd {} && {manager} install", super::shell_word(dir)),
         None => add_command(manager, package),
     }
 }

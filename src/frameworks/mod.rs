@@ -318,6 +318,12 @@ impl FrameworkName {
     }
 }
 
+/// `path` as a POSIX shell reads it, for the commands a fix line gives.
+pub(crate) fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    shlex::try_quote(&text).map_or_else(|_| text.to_string(), |q| q.into_owned())
+}
+
 /// What [`detect`] looked for in `project`, where it found no framework;
 /// a package.json it could not read or parse is named with why.
 pub(crate) fn not_detected(project: &Path) -> String {

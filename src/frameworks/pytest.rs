@@ -115,8 +115,7 @@ pub(crate) fn python_for(project: &Path, python: Option<&Path>) -> PathBuf {
 /// `python -m venv --without-pip`), through uv where it is on PATH, else
 /// after `ensurepip` gives it one.
 pub(crate) fn pip_install(python: &Path, has_pip: bool, spec: &str) -> String {
-    let py = shlex::try_quote(&python.to_string_lossy())
-        .map_or_else(|_| python.display().to_string(), |q| q.into_owned());
+    let py = super::shell_word(python);
     if has_pip {
         return format!("{py} -m pip install {spec}");
     }
@@ -161,7 +160,7 @@ pub(crate) fn broken_venv(python: &Path) -> Option<[String; 3]> {
         gone,
         format!(
             "recreate it (`python3 -m venv --clear {}`, then install the project's test requirements), or pass --python",
-            shlex::try_quote(&venv.to_string_lossy()).unwrap_or_default()
+            super::shell_word(venv)
         ),
     ])
 }
