@@ -103,16 +103,19 @@ fn dispatch(config: cli::Config) -> i32 {
                 .and_then(|()| finish_output(stdout))
         }
     };
-    match result {
+    let code = match result {
         Ok(code) => code,
         // The reader of our output went away (an IDE stopping the run, `| head`):
         // nothing to say, and nobody to say it to.
         Err((_, error)) if is_broken_pipe(&error) => exit::SIGNAL_BASE + libc::SIGPIPE,
         Err((code, error)) => {
-            eprintln!("tcrunner: {error:#}");
+            report::stderr_line(&format!("tcrunner: {error:#}"));
             code
         }
-    }
+    };
+    // A run's stderr is written by a thread of its own, which ends with us.
+    report::flush_stderr(std::time::Duration::from_secs(1));
+    code
 }
 
 /// The Promptfoo provider, embedded as the reporters are.

@@ -1358,6 +1358,80 @@ fn a_closed_stdout_stops_the_run_quietly() {
     assert!(run.elapsed < Duration::from_secs(120), "{:?}", run.elapsed);
 }
 
+/// A reader that never reads (a harness reading stdout only after the
+/// run): tcrunner still stops the run when its time runs out, writes every
+/// result to the files, gives the reader the grace period, and says what
+/// it could not deliver.
+#[test]
+fn a_reader_that_never_reads_does_not_hold_back_the_time_limit() {
+    let project = pytest_project();
+    let json = project.path().join("result.json");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--session-timeout", "4", "--grace-period", "1", "--json"])
+        .arg(&json)
+        .args(["--path", "test_chatty.py"])
+        .stall_stdout()
+        .run(LIMIT);
+    run.assert_code(124).assert_no_leftovers();
+    assert!(run.elapsed < Duration::from_secs(60), "{:?}", run.elapsed);
+    assert_contains(&run.stderr, "bytes were not delivered", &run);
+    let doc = util::json(&json);
+    let outcome = |name: &str| {
+        doc["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|test| test["name"] == name)
+            .map(|test| test["status"].clone())
+    };
+    assert_eq!(outcome("test_prints_two_megabytes"), Some("passed".into()));
+    assert_eq!(outcome("test_sleeps"), Some("error".into()));
+    assert_eq!(doc["run"]["exit_code"], 124);
+}
+
+/// The same reader, and SIGTERM to tcrunner: the run ends with 143.
+#[test]
+fn a_reader_that_never_reads_does_not_hold_back_a_signal() {
+    let project = pytest_project();
+    let running = Tcrunner::pytest(project.path())
+        .args(["--path", "test_chatty.py"])
+        .stall_stdout()
+        .spawn();
+    std::thread::sleep(Duration::from_secs(3));
+    running.signal(libc::SIGTERM);
+    let run = running.finish(LIMIT);
+    run.assert_code(143).assert_no_leftovers();
+    assert!(run.elapsed < Duration::from_secs(60), "{:?}", run.elapsed);
+}
+
+/// A reader slower than the framework by far more than tcrunner holds for
+/// it (8 MB): the framework is made to wait, which is neither silence nor
+/// a leak, and every line arrives.
+#[test]
+fn a_reader_far_behind_holds_the_framework_and_loses_nothing() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args([
+            "--target",
+            "test_huge.py::test_hundred_megabytes",
+            "--",
+            "-s",
+        ])
+        .env("FAULT_MB", "24")
+        .throttle_stdout(Duration::from_micros(100))
+        .run(LIMIT);
+    assert_sound(&run, 0);
+    let mut line = b"0123456789abcdef".repeat(64);
+    line.pop();
+    let lines = run
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| *l == line.as_slice())
+        .count();
+    assert_eq!(lines, 24 * 1024, "every line arrives");
+    assert!(!run.stderr.contains("tcrunner"), "{}", run.stderr);
+}
+
 // --- leaks -----------------------------------------------------------------------------
 
 #[test]

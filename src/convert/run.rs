@@ -109,6 +109,7 @@ pub(crate) fn run_with(
     }
     let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
     let out = Transport::from_env(out, output.dialect.writes_messages())?;
+    let socket = out.messages_apart().cloned();
     let mut pipeline = Pipeline::new(&output, out, files).map_err(ConvertError::Output)?;
     pipeline.forget_done_suites(recording.is_none());
     pipeline
@@ -166,6 +167,9 @@ pub(crate) fn run_with(
     let (_, end) = pipeline
         .finish(|_, groups| RunEnd::graded(policy, code, problems, groups))
         .map_err(ConvertError::Output)?;
+    if let Some(socket) = socket {
+        socket.finish().map_err(ConvertError::Output)?;
+    }
     Ok(end.exit_code)
 }
 

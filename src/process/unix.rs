@@ -67,6 +67,8 @@ pub(crate) struct Child {
     /// The last round read event lines in small pieces: the next wait
     /// pauses before it reads more.
     gather: bool,
+    /// Leave the framework's pipes unread ([`Child::hold`]).
+    held: bool,
 }
 
 impl Child {
@@ -163,6 +165,7 @@ impl Child {
             open_streams: 3,
             exited: false,
             gather: false,
+            held: false,
         })
     }
 
@@ -206,6 +209,38 @@ impl Child {
         Some(input)
     }
 
+    /// While `held`, the waits watch only for signals and the main
+    /// process's exit, and the framework's pipes fill up until it waits on
+    /// them: for a reader of ours that is behind (see `report::Outlet`).
+    /// What was read before is still handed out.
+    pub(crate) fn hold(&mut self, held: bool) {
+        self.held = held;
+    }
+
+    /// A signal tcrunner received since the last look, without waiting and
+    /// without reading anything else.
+    pub(crate) fn take_signal(&mut self) -> Option<i32> {
+        self.read_signals_ready();
+        let at = self
+            .queue
+            .iter()
+            .position(|input| matches!(input, Input::Signal(_)))?;
+        match self.queue.remove(at) {
+            Some(Input::Signal(signal)) => Some(signal),
+            _ => None,
+        }
+    }
+
+    /// Queues the signals whose bytes wait in the signal pipe.
+    fn read_signals_ready(&mut self) {
+        let Some(fd) = &self.signals else { return };
+        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        // A zero timeout never blocks.
+        if rustix::event::poll(&mut fds, Some(&Timespec::default())) == Ok(1) {
+            self.read_signals();
+        }
+    }
+
     /// Whether input already read is waiting to be handed out.
     pub(crate) fn has_input(&self) -> bool {
         !self.queue.is_empty()
@@ -234,7 +269,8 @@ impl Child {
             let mut fds = Vec::with_capacity(STREAMS + 2);
             let others = [(SIGNALS, &self.signals), (EXIT_WATCH, &self.exit_watch)];
             let open = self.reader.open_fds();
-            let open = open.filter(|&(i, _)| !(gathering && i == Reader::EVENTS));
+            let held = self.held;
+            let open = open.filter(|&(i, _)| !(held || gathering && i == Reader::EVENTS));
             let others = others
                 .into_iter()
                 .filter_map(|(i, fd)| fd.as_ref().map(|fd| (i, fd.as_fd())));

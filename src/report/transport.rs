@@ -16,6 +16,8 @@ use std::path::PathBuf;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::net::RecvFlags;
 
+use super::outlet::Outlet;
+
 /// The variable naming a Unix socket.
 const PATH_VAR: &str = "JB_TEAMCITY_SOCKET_PATH";
 /// The variable naming a TCP port.
@@ -179,7 +181,13 @@ pub(crate) enum Transport<W: Write> {
     /// Both on `W` (stdout), interleaved in order.
     Stdout(W),
     /// The messages on the IDE's socket, the text on `W`.
-    Socket { messages: Socket, text: W },
+    Socket {
+        /// Writes to the socket from a thread of its own.
+        messages: Outlet,
+        /// The same socket, watched for the IDE closing it.
+        watch: Socket,
+        text: W,
+    },
 }
 
 impl<W: Write> Transport<W> {
@@ -191,10 +199,28 @@ impl<W: Write> Transport<W> {
         }
         match Endpoint::from_env()? {
             None => Ok(Transport::Stdout(out)),
-            Some(endpoint) => Ok(Transport::Socket {
-                messages: endpoint.connect()?,
-                text: out,
-            }),
+            Some(endpoint) => {
+                let socket = endpoint.connect()?;
+                let cannot = |source| SocketError::Connect {
+                    endpoint: endpoint.clone(),
+                    source,
+                };
+                let watch = socket.try_clone().map_err(cannot)?;
+                Ok(Transport::Socket {
+                    messages: Outlet::spawn("socket", socket).map_err(cannot)?,
+                    watch,
+                    text: out,
+                })
+            }
+        }
+    }
+
+    /// The writer the messages go to when it is not stdout's, for
+    /// waiting until its reader has them all.
+    pub(crate) fn messages_apart(&self) -> Option<&Outlet> {
+        match self {
+            Transport::Stdout(_) => None,
+            Transport::Socket { messages, .. } => Some(messages),
         }
     }
 
@@ -203,7 +229,7 @@ impl<W: Write> Transport<W> {
     pub(crate) fn socket(&self) -> io::Result<Option<Socket>> {
         match self {
             Transport::Stdout(_) => Ok(None),
-            Transport::Socket { messages, .. } => messages.try_clone().map(Some),
+            Transport::Socket { watch, .. } => watch.try_clone().map(Some),
         }
     }
 
@@ -246,7 +272,7 @@ impl<W: Write> Write for Transport<W> {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Transport::Stdout(out) => out.flush(),
-            Transport::Socket { messages, text } => {
+            Transport::Socket { messages, text, .. } => {
                 let messages = messages.flush();
                 text.flush().and(messages)
             }
@@ -258,7 +284,6 @@ impl<W: Write> Write for Transport<W> {
 mod tests {
     use super::*;
     use std::io::Read;
-    use std::os::unix::net::UnixListener;
 
     fn vars<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
         move |name| {
@@ -301,29 +326,23 @@ mod tests {
 
     #[test]
     fn messages_go_to_the_socket_and_text_apart() {
-        let dir = std::env::temp_dir().join(format!("tcrunner-sink-{}", std::process::id()));
-        let _ = std::fs::remove_file(&dir);
-        let listener = UnixListener::bind(&dir).unwrap();
-        let socket = Endpoint::Unix(dir.clone()).connect().unwrap();
-        let (mut ide, _) = listener.accept().unwrap();
+        let (socket, mut ide) = UnixStream::pair().unwrap();
+        let watch = Socket::Unix(socket.try_clone().unwrap());
         let mut sink = Transport::Socket {
-            messages: socket,
+            messages: Outlet::spawn("test", Socket::Unix(socket)).unwrap(),
+            watch,
             text: Vec::new(),
         };
         assert!(!sink.socket().unwrap().unwrap().gone());
         sink.write_all(b"##teamcity[testingStarted]\n").unwrap();
         sink.text_apart().unwrap().write_all(b"text\n").unwrap();
-        let watch = sink.socket().unwrap().unwrap();
-        let Transport::Socket { text, messages } = sink else {
+        let mut got = [0; 27];
+        ide.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"##teamcity[testingStarted]\n");
+        let Transport::Socket { text, .. } = sink else {
             unreachable!()
         };
-        drop(messages);
-        drop(watch);
-        let mut got = String::new();
-        ide.read_to_string(&mut got).unwrap();
-        assert_eq!(got, "##teamcity[testingStarted]\n");
         assert_eq!(text, b"text\n");
-        let _ = std::fs::remove_file(&dir);
     }
 
     #[test]

@@ -10,7 +10,8 @@ use crate::frameworks::{self, Request, SetupError};
 use crate::process::{Child, Sandbox};
 
 use crate::report::{
-    self, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart, StderrText, Transport,
+    self, Outlet, PassPolicy, Pipeline, Problem, ProblemKind, RunEnd, RunStart, StderrText,
+    Transport,
 };
 
 mod diagnose;
@@ -42,6 +43,9 @@ const BACKSTOP: Duration = Duration::from_secs(2);
 /// The longest the run loop sleeps, so it notices a vanished consumer even
 /// while the tests print nothing.
 const TICK: Duration = Duration::from_millis(250);
+
+/// How often the run loop looks again at a reader that is far behind.
+const HELD_LOOK: Duration = Duration::from_millis(10);
 
 /// Why a run could not start or finish.
 #[derive(Debug, thiserror::Error)]
@@ -243,8 +247,22 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         parallel: framework.runs_in_parallel(&launch.spec.args),
         ..output
     };
-    let out = Transport::from_env(out, output.dialect.writes_messages())?;
+    // The stream is written by outlets' threads from here on.
+    drop(out);
+    let stdout = stdout_outlet().map_err(RunError::Output)?;
+    let stderr = report::stderr().map_err(RunError::Output)?;
+    let out = Transport::from_env(
+        io::BufWriter::with_capacity(1 << 16, stdout.clone()),
+        output.dialect.writes_messages(),
+    )?;
     let socket = out.socket().map_err(RunError::Output)?;
+    let mut delivery = Delivery {
+        stream: std::iter::once(stdout)
+            .chain(out.messages_apart().cloned())
+            .collect(),
+        stderr: stderr.clone(),
+        done: false,
+    };
     let mut pipeline = match Pipeline::new(&output, out, files) {
         Ok(pipeline) => pipeline,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
@@ -337,7 +355,12 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         grace: Duration::from_secs_f64(raw.grace_period),
         stop_after_failures: session.stop_after_failures(),
     };
-    let mut state = State::new(framework, socket, StderrText::new(io::stderr(), &output));
+    let mut state = State::new(
+        framework,
+        socket,
+        StderrText::new(stderr, &output),
+        delivery.all(),
+    );
     let ending = match state.pump(&mut child, &mut pipeline, &limits) {
         Ok(ending) => ending,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ending::OutputGone,
@@ -367,8 +390,15 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         ending == Ending::Exited && state.ended_by_itself(),
         ending == Ending::Stepwise,
     );
+    let delivered = match ending {
+        Ending::OutputGone => Ok(None),
+        _ => delivery.deliver(&mut child, state.drain_until(ending, &limits)),
+    };
     drop(child); // kills whatever is left of the group
-    let end = match finished {
+    if let Ok(Some(signal)) = delivered {
+        return Ok(exit::SIGNAL_BASE + signal);
+    }
+    let end = match delivered.and(finished) {
         Ok((_, end)) => end,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(quiet_exit()),
         Err(e) => return Err(RunError::Output(e)),
@@ -377,6 +407,64 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         return Ok(quiet_exit());
     }
     Ok(end.exit_code)
+}
+
+/// stdout, written through an outlet. A closed stdout takes everything, as
+/// Rust's own `stdout` does.
+fn stdout_outlet() -> io::Result<Outlet> {
+    use std::os::fd::AsFd;
+    match io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Outlet::spawn("stdout", std::fs::File::from(fd)),
+        Err(e) if e.raw_os_error() == Some(libc::EBADF) => Outlet::spawn("stdout", io::sink()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The outlets a run writes through: before tcrunner exits, their readers
+/// get what they were given. The run's end says how long they may take
+/// ([`Delivery::deliver`]); any other return waits for them, as a blocking
+/// write would have.
+struct Delivery {
+    /// stdout, and the IDE's socket when the messages go there.
+    stream: Vec<Outlet>,
+    stderr: Outlet,
+    done: bool,
+}
+
+impl Delivery {
+    fn all(&self) -> Vec<Outlet> {
+        self.stream.iter().chain([&self.stderr]).cloned().collect()
+    }
+
+    /// Waits until every reader has taken everything, until `until`, or
+    /// until tcrunner is signalled, whose number it returns. What a reader
+    /// did not take is said. The error is the stream's, whose last writes
+    /// happen here (stderr's are let go, as they always are).
+    fn deliver(&mut self, child: &mut Child, until: Option<Instant>) -> io::Result<Option<i32>> {
+        self.done = true;
+        let mut signal = None;
+        let left = report::drain_all(&self.all(), until, || {
+            signal = signal.or_else(|| child.take_signal());
+            signal.is_some()
+        });
+        if left > 0 {
+            note(&format!(
+                "the reader of tcrunner's output stopped reading: the last {left} bytes were not delivered"
+            ));
+        }
+        for outlet in &self.stream {
+            outlet.error()?;
+        }
+        Ok(signal)
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        if !self.done {
+            report::drain_all(&self.all(), None, || false);
+        }
+    }
 }
 
 /// The files of a run that could not be launched get its start and end,
@@ -510,11 +598,12 @@ fn quiet_exit() -> i32 {
 /// note also reaches the view (a test's failure, the run's errors).
 static NOTES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
-/// One `tcrunner: …` line on stderr. Unlike `eprintln!`, a closed stderr
-/// (an IDE that stopped the run) is no reason to panic.
+/// One `tcrunner: …` line on stderr, after the framework's stderr. Unlike
+/// `eprintln!`, a closed stderr (an IDE that stopped the run) is no reason
+/// to panic.
 pub(super) fn note(text: &str) {
     if NOTES.load(std::sync::atomic::Ordering::Relaxed) {
-        let _ = writeln!(io::stderr().lock(), "tcrunner: {text}");
+        report::stderr_line(&format!("tcrunner: {text}"));
     }
 }
 

@@ -10,10 +10,10 @@ use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
-use crate::report::{Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
+use crate::report::{Outlet, Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
 
 use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text, reason};
-use super::{note, secs, Ending, Expired, BACKSTOP, LEAK_CAP, LEAK_TIMEOUT, TICK};
+use super::{note, secs, Ending, Expired, BACKSTOP, HELD_LOOK, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
     pub(super) collect_only: bool,
@@ -86,14 +86,18 @@ pub(super) struct State {
     /// Tests that failed so far, for `--sw`.
     failures: u32,
     /// Where the framework's stderr goes.
-    stderr_out: StderrText<io::Stderr>,
+    stderr_out: StderrText<Outlet>,
+    /// What writes stdout, stderr and the IDE's socket: watched for a
+    /// reader that falls behind.
+    outlets: Vec<Outlet>,
 }
 
 impl State {
     pub(super) fn new(
         framework: &'static dyn Framework,
         socket: Option<Socket>,
-        stderr_out: StderrText<io::Stderr>,
+        stderr_out: StderrText<Outlet>,
+        outlets: Vec<Outlet>,
     ) -> State {
         State {
             framework,
@@ -119,6 +123,7 @@ impl State {
             socket,
             failures: 0,
             stderr_out,
+            outlets,
         }
     }
 
@@ -191,6 +196,10 @@ impl State {
             } else {
                 // Nothing in hand: push out what was written, then wait.
                 pipeline.flush()?;
+                // A reader of ours far behind: the framework waits on its
+                // pipes until it catches up.
+                let behind = self.outlets.iter().any(|o| o.backlog() > Outlet::FULL);
+                child.hold(behind);
                 // A write to a vanished consumer fails by itself; this is for
                 // quiet tests, so once per tick is enough.
                 if now >= gone_checked + TICK {
@@ -199,10 +208,21 @@ impl State {
                     }
                     gone_checked = now;
                 }
+                let tick = if behind { HELD_LOOK } else { TICK };
                 let wait = self
                     .next_deadline(limits)
-                    .map_or(TICK, |d| d.saturating_duration_since(now).min(TICK));
-                child.next(Some(wait))
+                    .map_or(tick, |d| d.saturating_duration_since(now).min(tick));
+                let input = child.next(Some(wait));
+                if behind {
+                    // That wait is not the framework's silence, nor part of
+                    // the time its leaked processes get.
+                    let held = now.elapsed();
+                    last_input = Instant::now();
+                    for at in [&mut exited_at, &mut leak_killed_at].into_iter().flatten() {
+                        *at += held;
+                    }
+                }
+                input
             };
             let Some(input) = input else {
                 continue;
@@ -249,6 +269,17 @@ impl State {
     fn stderr(&mut self, bytes: &[u8]) {
         let _ = self.stderr_out.write(bytes);
         keep_tail(&mut self.stderr_tail, bytes);
+    }
+
+    /// Until when the readers of the run's output may take what it wrote,
+    /// once the run has ended: a run that ended by itself waits for them
+    /// (within `--session-timeout`); a run stopped by a limit or a signal
+    /// gives them the grace period.
+    pub(super) fn drain_until(&self, ending: Ending, limits: &Limits) -> Option<Instant> {
+        match ending {
+            Ending::Exited | Ending::Stepwise if self.signalled.is_none() => limits.session,
+            _ => Some(Instant::now() + limits.grace),
+        }
     }
 
     /// Writes out the framework's unfinished last line of stderr, if any.
@@ -394,6 +425,9 @@ impl State {
     ) -> io::Result<()> {
         let (framework, name) = (self.framework, self.name);
         let mut grace = limits.grace;
+        // What the framework says as it stops is wanted, however far
+        // behind the readers are: the files get it.
+        child.hold(false);
         // Tests that ran out of time, and why: failed once the framework has stopped.
         let mut timed_out = None;
         match ending {

@@ -164,6 +164,8 @@ pub struct Tcrunner {
     marker: String,
     /// A pause after each 4 KB read from stdout (a slow consumer).
     throttle: Option<Duration>,
+    /// Nobody reads stdout until tcrunner has exited.
+    stall: bool,
 }
 
 impl Tcrunner {
@@ -182,6 +184,7 @@ impl Tcrunner {
             command,
             marker,
             throttle: None,
+            stall: false,
         }
     }
 
@@ -233,6 +236,14 @@ impl Tcrunner {
         self
     }
 
+    /// Reads nothing from tcrunner's stdout while it runs (a harness that
+    /// reads the output only after the run), but keeps the pipe open; what
+    /// is left in it is read once tcrunner has exited.
+    pub fn stall_stdout(&mut self) -> &mut Tcrunner {
+        self.stall = true;
+        self
+    }
+
     /// The marker every process of this run carries in its environment.
     pub fn marker(&self) -> &str {
         &self.marker
@@ -245,7 +256,11 @@ impl Tcrunner {
         let (tx, rx) = mpsc::channel();
         let mut stdout = child.stdout.take().expect("piped");
         let throttle = self.throttle;
+        let (go, stalled) = mpsc::channel::<()>();
+        let stall = self.stall.then_some(go);
         thread::spawn(move || {
+            // Until `Running::finish` drops its sender: tcrunner has exited.
+            let _ = stalled.recv();
             let mut buf = vec![0u8; if throttle.is_some() { 4096 } else { 64 * 1024 }];
             while let Ok(n) = stdout.read(&mut buf) {
                 if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
@@ -264,6 +279,7 @@ impl Tcrunner {
         });
         Running {
             child,
+            stall,
             stdout_rx: rx,
             stdout: Vec::new(),
             stderr: Some(stderr),
@@ -337,6 +353,8 @@ impl Tcrunner {
 /// A `tcrunner` that is running.
 pub struct Running {
     child: Child,
+    /// Held while stdout is to stay unread ([`Tcrunner::stall_stdout`]).
+    stall: Option<mpsc::Sender<()>>,
     stdout_rx: Receiver<Vec<u8>>,
     stdout: Vec<u8>,
     stderr: Option<thread::JoinHandle<Vec<u8>>>,
@@ -412,6 +430,7 @@ impl Running {
                 self.stdout.extend_from_slice(&chunk);
             }
             if let Some(status) = self.child.try_wait().expect("wait for tcrunner") {
+                self.stall = None;
                 break status;
             }
             if Instant::now() >= deadline {
