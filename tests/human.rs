@@ -451,6 +451,36 @@ fn view_reads_glued_and_malformed_messages_from_stdin() {
     );
 }
 
+/// A `testFailed` or `testIgnored` whose `testFinished` never comes keeps
+/// its verdict, as IntelliJ shows it and `check` counts it, not "stopped".
+#[test]
+fn view_keeps_a_verdict_whose_test_never_finished() {
+    let stream = concat!(
+        "##teamcity[testSuiteStarted name='s']\n",
+        "##teamcity[testStarted name='a']\n",
+        "##teamcity[testFailed name='a' message='boom' details='the trace']\n",
+        "##teamcity[testStarted name='b']\n",
+        "##teamcity[testIgnored name='b' message='skip it']\n",
+        "##teamcity[testSuiteFinished name='s']\n",
+    );
+    let file = std::env::temp_dir().join(util::unique("view-unfinished"));
+    std::fs::write(&file, stream).unwrap();
+    let (code, out) = view(&file, "never");
+    let (_, checked) = util::check(stream.as_bytes());
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAILED s > a\n\n  boom\n\n  the trace\n"),
+        "{out}"
+    );
+    assert!(!out.contains("STOPPED"), "{out}");
+    assert!(out.contains("FAILED 1 failed, 1 skipped in "), "{out}");
+    assert!(
+        checked.contains("(0 passed, 1 failed, 1 ignored)"),
+        "{checked}"
+    );
+}
+
 // --- who gets which format ----------------------------------------------------
 
 /// Runs `tcrunner ARGS` under a pseudo-terminal (`script`), with `env`;

@@ -55,6 +55,9 @@ fn view(
     })?;
     parser.finish(|event| reader.take(event, &mut pipeline));
     reader.result.take().transpose().map_err(write_error)?;
+    for event in reader.translator.finish() {
+        pipeline.event(event).map_err(write_error)?;
+    }
     if let Some(line) = reader.first_malformed {
         let text = format!(
             "{} malformed service message{} shown as text (the first on line {line})",

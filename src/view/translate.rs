@@ -17,11 +17,14 @@ pub(super) enum Said {
     Text(String),
 }
 
-/// A test that started and has not finished: its id and the verdict its
-/// `testFailed` or `testIgnored` gave, until `testFinished`.
+/// A test that started and has not finished: its id, its suite's, and the
+/// verdict its `testFailed` or `testIgnored` gave, until `testFinished`.
 #[derive(Debug)]
 struct Running {
     id: String,
+    parent: Option<String>,
+    /// Tests started before it.
+    order: u64,
     verdict: Option<TestResult>,
 }
 
@@ -37,6 +40,8 @@ pub(super) struct Translator {
     open_ids: FastSet<String>,
     /// Ids handed out in name mode.
     next: u64,
+    /// Tests started so far.
+    started: u64,
 }
 
 /// A suite named like a file (`math.test.js`, `tests/test_a.py`) is one:
@@ -146,6 +151,10 @@ impl Translator {
                             Some(at) => {
                                 let closed: Vec<_> = stack.drain(at..).collect();
                                 for (_, inner) in closed.iter().skip(1).rev() {
+                                    self.end_judged(
+                                        |parent| parent == Some(inner.as_str()),
+                                        &mut events,
+                                    );
                                     events.push(TestEvent::SuiteDone { id: inner.clone() });
                                 }
                                 Some(closed[0].1.clone())
@@ -155,6 +164,7 @@ impl Translator {
                     }
                 };
                 if let Some(id) = id {
+                    self.end_judged(|parent| parent == Some(id.as_str()), &mut events);
                     events.push(TestEvent::SuiteDone { id });
                 }
             }
@@ -259,6 +269,33 @@ impl Translator {
         Said::Events(events)
     }
 
+    /// What is left at the end of the stream: the tests that got a verdict
+    /// and no `testFinished` end with that verdict, as IntelliJ keeps a
+    /// failed test failed and `check` counts it. The others are closed as
+    /// stopped with the rest of the tree.
+    pub(super) fn finish(&mut self) -> Vec<TestEvent> {
+        let mut events = Vec::new();
+        self.end_judged(|_| true, &mut events);
+        events
+    }
+
+    /// Ends, with their verdicts, the running tests that have one and
+    /// whose suite `inside` takes.
+    fn end_judged(&mut self, inside: impl Fn(Option<&str>) -> bool, events: &mut Vec<TestEvent>) {
+        let mut ended: Vec<_> = self
+            .running
+            .iter()
+            .filter(|(_, running)| running.verdict.is_some() && inside(running.parent.as_deref()))
+            .map(|(key, _)| key.clone())
+            .collect();
+        ended.sort_by_key(|key| self.running[key].order);
+        for key in ended {
+            if let Some(verdict) = self.running.remove(&key).and_then(|r| r.verdict) {
+                events.push(TestEvent::Finished(verdict));
+            }
+        }
+    }
+
     /// Declares the test `message` starts; returns its id.
     fn start(&mut self, message: &Message, events: &mut Vec<TestEvent>) -> String {
         let key = Self::test_key(message);
@@ -280,7 +317,7 @@ impl Translator {
         }
         events.push(TestEvent::Test(Node {
             id: id.clone(),
-            parent,
+            parent: parent.clone(),
             name: message.get("name").unwrap_or_default().to_owned(),
             kind: NodeKind::Test,
             file,
@@ -291,9 +328,12 @@ impl Translator {
             key,
             Running {
                 id: id.clone(),
+                parent,
+                order: self.started,
                 verdict: None,
             },
         );
+        self.started += 1;
         id
     }
 }
@@ -368,6 +408,60 @@ mod tests {
             ("t1", Outcome::Skipped)
         );
         assert_eq!(got.len(), 5, "{got:?}");
+    }
+
+    /// A failure or an ignore whose `testFinished` never comes keeps its
+    /// verdict: when its suite ends (name and id mode), or at the end.
+    #[test]
+    fn a_verdict_without_a_finish_is_kept() {
+        let mut translator = Translator::default();
+        let mut got = Vec::new();
+        let mut parser = Parser::new();
+        let stream = concat!(
+            "##teamcity[testSuiteStarted name='s']\n",
+            "##teamcity[testStarted name='a']\n",
+            "##teamcity[testFailed name='a' message='boom']\n",
+            "##teamcity[testSuiteStarted name='inner']\n",
+            "##teamcity[testStarted name='b']\n",
+            "##teamcity[testIgnored name='b' message='later']\n",
+            "##teamcity[testSuiteFinished name='s']\n",
+            "##teamcity[testSuiteStarted nodeId='1' parentNodeId='0' name='f']\n",
+            "##teamcity[testStarted nodeId='2' parentNodeId='1' name='c']\n",
+            "##teamcity[testFailed nodeId='2' message='id']\n",
+            "##teamcity[testSuiteFinished nodeId='1']\n",
+            "##teamcity[testStarted name='d']\n",
+            "##teamcity[testFailed name='d' message='last']\n",
+            "##teamcity[testStarted name='e']\n",
+        );
+        parser.feed(stream.as_bytes(), |event| {
+            if let ParseEvent::Message { message, .. } = event {
+                if let Said::Events(events) = translator.message(&message) {
+                    got.extend(events);
+                }
+            }
+        });
+        got.extend(translator.finish());
+        let ends: Vec<_> = got
+            .iter()
+            .filter_map(|event| match event {
+                TestEvent::Finished(r) => Some(format!("{} {:?}", r.id, r.outcome)),
+                TestEvent::SuiteDone { id } => Some(format!("{id} done")),
+                _ => None,
+            })
+            .collect();
+        // `e` has no verdict: it stays running, for the tree to close as stopped.
+        assert_eq!(
+            ends,
+            [
+                "t4 Skipped",
+                "s3 done",
+                "t2 Failed",
+                "s1 done",
+                "n2 Failed",
+                "n1 done",
+                "t5 Failed"
+            ]
+        );
     }
 
     #[test]
