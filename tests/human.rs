@@ -481,6 +481,34 @@ fn view_keeps_a_verdict_whose_test_never_finished() {
     );
 }
 
+/// A build log saved from TeamCity: each line's time and block prefix is
+/// left out where a message follows it, and the tree is read.
+#[test]
+fn view_reads_a_saved_teamcity_build_log() {
+    let log = concat!(
+        "[10:00:00] : Step 1/1: pytest\n",
+        "[10:00:01]i:\t [Step 1/1] ##teamcity[testSuiteStarted name='t.py' flowId='7']\n",
+        "[10:00:01]i:\t [Step 1/1] ##teamcity[testStarted name='t.py::test_one' flowId='7']\n",
+        "[10:00:02]i:\t [Step 1/1] ##teamcity[testFailed name='t.py::test_one' flowId='7' message='boom']\n",
+        "[10:00:02]i:\t [Step 1/1] ##teamcity[testFinished name='t.py::test_one' flowId='7']\n",
+        "[10:00:02]i:\t [Step 1/1] ##teamcity[testSuiteFinished name='t.py' flowId='7']\n",
+    );
+    let file = std::env::temp_dir().join(util::unique("view-build-log"));
+    std::fs::write(&file, log).unwrap();
+    let (code, out) = view(&file, "never");
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with("[10:00:00] : Step 1/1: pytest\n  FAIL "),
+        "{out}"
+    );
+    assert!(!out.contains("[10:00:01]"), "{out}");
+    assert!(
+        out.contains("FAILED t.py > t.py::test_one\n\n  boom\n"),
+        "{out}"
+    );
+}
+
 // --- who gets which format ----------------------------------------------------
 
 /// Runs `tcrunner ARGS` under a pseudo-terminal (`script`), with `env`;

@@ -97,6 +97,15 @@ impl Reader {
             return;
         }
         let done = match event {
+            // Text before a message on its line that is only a saved
+            // TeamCity build log's prefix is left out; other text there
+            // (teamcity-messages' verbose `test_a.py::test_one`, whose
+            // `PASSED` follows later) is shown as it is.
+            ParseEvent::Text { bytes, .. }
+                if !bytes.ends_with(b"\n") && is_build_log_prefix(&bytes) =>
+            {
+                Ok(())
+            }
             ParseEvent::Text { bytes, .. } => pipeline.text(&bytes),
             // The rest of its line follows as text: it is shown as it is.
             ParseEvent::Error(error) => {
@@ -113,6 +122,64 @@ impl Reader {
         };
         if done.is_err() {
             self.result = Some(done);
+        }
+    }
+}
+
+/// Whether `text` is only what TeamCity writes before each line of a saved
+/// build log: `[10:00:01]i:`, a tab, and the blocks the line is in
+/// (`[Step 1/1]`, `[pytest]`).
+fn is_build_log_prefix(text: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return false;
+    };
+    let Some((time, rest)) = text.strip_prefix('[').and_then(|t| t.split_once(']')) else {
+        return false;
+    };
+    let is_time = time.len() == 8
+        && time.bytes().enumerate().all(|(i, b)| {
+            if i == 2 || i == 5 {
+                b == b':'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    let Some((status, mut rest)) = rest.split_once(':') else {
+        return false;
+    };
+    let status = status.trim_start_matches(' ');
+    if !is_time || status.len() > 1 || !status.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return false;
+    }
+    loop {
+        rest = rest.trim_start();
+        match rest.strip_prefix('[').and_then(|r| r.split_once(']')) {
+            Some((_, after)) => rest = after,
+            None => return rest.is_empty(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_build_log_prefix;
+
+    #[test]
+    fn build_log_prefixes_are_told_from_text() {
+        for prefix in [
+            "[10:00:01]i:\t [Step 1/1] ",
+            "[23:59:59] :\t",
+            "[10:00:01]W:\t [Step 1/1] [pytest] ",
+        ] {
+            assert!(is_build_log_prefix(prefix.as_bytes()), "{prefix:?}");
+        }
+        for text in [
+            "test_a.py::test_one PASSED [ 50%]",
+            "[10:00]i: ",
+            "[10:00:01]i: text",
+            "text ",
+        ] {
+            assert!(!is_build_log_prefix(text.as_bytes()), "{text:?}");
         }
     }
 }
