@@ -26,6 +26,9 @@ pub(crate) enum StreamError {
         #[source]
         source: io::Error,
     },
+    /// The input is UTF-16 text.
+    #[error("{name}: UTF-16 text: convert it to UTF-8 first (e.g. `iconv -f UTF-16 -t UTF-8`)")]
+    Utf16 { name: String },
     /// Writing failed for a reason other than a closed pipe; `what` says
     /// what was being written.
     #[error("{what}")]
@@ -41,6 +44,7 @@ impl StreamError {
     pub(crate) fn exit_code(&self) -> i32 {
         match self {
             StreamError::Open { .. } | StreamError::Read { .. } => exit::NO_INPUT,
+            StreamError::Utf16 { .. } => exit::DATA_ERROR,
             StreamError::Write { .. } => exit::IO_ERROR,
         }
     }
@@ -71,6 +75,7 @@ pub(crate) fn chunks(
     mut take: impl FnMut(&[u8]) -> Result<(), StreamError>,
 ) -> Result<(), StreamError> {
     let mut buf = vec![0; CHUNK];
+    let mut first = true;
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => return Ok(()),
@@ -83,6 +88,24 @@ pub(crate) fn chunks(
                 })
             }
         };
+        // Service messages are ASCII: UTF-16 would be read as text alone.
+        if std::mem::take(&mut first) && is_utf16(&buf[..n]) {
+            return Err(StreamError::Utf16 {
+                name: name.to_owned(),
+            });
+        }
         take(&buf[..n])?;
     }
+}
+
+/// UTF-16 text (PowerShell's `>` writes it): a byte-order mark, or ASCII
+/// with every other byte zero at the start.
+pub(crate) fn is_utf16(prefix: &[u8]) -> bool {
+    if prefix.starts_with(b"\xFF\xFE") || prefix.starts_with(b"\xFE\xFF") {
+        return true;
+    }
+    let head = &prefix[..prefix.len().min(8) & !1];
+    head.len() >= 4
+        && (head.chunks(2).all(|p| p[0] != 0 && p[1] == 0)
+            || head.chunks(2).all(|p| p[0] == 0 && p[1] != 0))
 }

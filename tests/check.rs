@@ -139,6 +139,40 @@ fn a_directory_is_not_readable_input() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("streams"));
 }
 
+/// A stream saved as UTF-16 (PowerShell's `>`) holds no message a reader
+/// of ASCII would find: `check` and `view` refuse it, naming it, exit 65.
+#[test]
+fn utf16_input_is_refused() {
+    let text = "##teamcity[testStarted name='t']\n##teamcity[testFinished name='t']\n";
+    let le: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for input in [le, be] {
+        let output = check(&["-"], &input);
+        assert_exit(&output, 65);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("standard input: UTF-16 text: convert it to UTF-8 first"),
+            "{stderr}"
+        );
+        let viewed = Command::new(env!("CARGO_BIN_EXE_tcrunner"))
+            .args(["view", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                child.stdin.take().unwrap().write_all(&input)?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        assert_exit(&viewed, 65);
+        assert!(String::from_utf8_lossy(&viewed.stderr).contains("UTF-16 text"));
+    }
+}
+
 #[test]
 fn empty_input_is_clean() {
     let output = check(&["-"], b"");

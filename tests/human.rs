@@ -509,6 +509,58 @@ fn view_reads_a_saved_teamcity_build_log() {
     );
 }
 
+/// Durations too large for any clock add up without overflowing (a debug
+/// build panics on an overflow): in the view, and in the result files of a
+/// report's conversion.
+#[test]
+fn durations_too_large_to_add_are_taken() {
+    let stream = concat!(
+        "##teamcity[testStarted name='a']\n",
+        "##teamcity[testFinished name='a' duration='18446744073709551615']\n",
+        "##teamcity[testStarted name='b']\n",
+        "##teamcity[testFinished name='b' duration='1e300']\n",
+    );
+    let file = std::env::temp_dir().join(util::unique("huge-durations"));
+    std::fs::write(&file, stream).unwrap();
+    let (code, text) = view(&file, "never");
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("PASSED 2 passed in "), "{text}");
+    // 20,000 tests of a little under 1e15 ms, the most a report's time is
+    // read as: together past what 64 bits hold.
+    let report = file.with_extension("junit.xml");
+    let cases: String = (0..20_000)
+        .map(|i| format!(r#"<testcase name="t{i}" time="999999999999.999"/>"#))
+        .collect();
+    std::fs::write(
+        &report,
+        format!(r#"<testsuite name="s">{cases}</testsuite>"#),
+    )
+    .unwrap();
+    let (json, junit) = (file.with_extension("json"), file.with_extension("xml"));
+    let out = util::output(
+        util::tcrunner(&["convert", "--format", "none", "--json"])
+            .arg(&json)
+            .arg("--junit-xml")
+            .arg(&junit)
+            .arg(&report),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = util::json(&json);
+    assert_eq!(doc["tests"][0]["duration_ms"], 999_999_999_999_999u64);
+    assert_eq!(doc["summary"]["total"], 20_000);
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("<testsuites"));
+    for path in [&file, &report, &json, &junit] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 // --- who gets which format ----------------------------------------------------
 
 /// Runs `tcrunner ARGS` under a pseudo-terminal (`script`), with `env`;

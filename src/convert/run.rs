@@ -275,7 +275,7 @@ fn convert_stream(
     if prefix.starts_with(UTF8_BOM) {
         prefix.drain(..UTF8_BOM.len());
     }
-    if is_utf16(&prefix) {
+    if crate::input::is_utf16(&prefix) {
         return Err(FileError::Utf16);
     }
     let sniffed = detect::sniff(&prefix);
@@ -399,18 +399,6 @@ fn reopen(path: &Path) -> io::Result<impl BufRead> {
         input.consume(UTF8_BOM.len());
     }
     Ok(input)
-}
-
-/// UTF-16 text (PowerShell's `>` writes it): a byte-order mark, or ASCII
-/// with every other byte zero at the start.
-fn is_utf16(prefix: &[u8]) -> bool {
-    if prefix.starts_with(b"\xFF\xFE") || prefix.starts_with(b"\xFE\xFF") {
-        return true;
-    }
-    let head = &prefix[..prefix.len().min(8) & !1];
-    head.len() >= 4
-        && (head.chunks(2).all(|p| p[0] != 0 && p[1] == 0)
-            || head.chunks(2).all(|p| p[0] == 0 && p[1] != 0))
 }
 
 /// Runs the reader for `format`.

@@ -57,7 +57,7 @@ pub(crate) fn merge(history: &mut History, ran: &[RanTest], full: bool) {
         };
         if !this_run.insert(&test.id) {
             let earlier = &history.tests[&test.id];
-            entry.duration_ms += earlier.duration_ms;
+            entry.duration_ms = entry.duration_ms.saturating_add(earlier.duration_ms);
             entry.verdict = match (earlier.verdict, test.verdict) {
                 (Verdict::Failed, _) | (_, Verdict::Failed) => Verdict::Failed,
                 (Verdict::Passed, _) | (_, Verdict::Passed) => Verdict::Passed,

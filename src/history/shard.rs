@@ -47,7 +47,7 @@ pub(crate) fn split(units: &[(&str, Option<u64>)], count: usize) -> Split {
     let fallback = if recorded.is_empty() {
         1
     } else {
-        (recorded.iter().sum::<u64>() / recorded.len() as u64).max(1)
+        (recorded.iter().fold(0, |a: u64, &b| a.saturating_add(b)) / recorded.len() as u64).max(1)
     };
     let weight = |d: Option<u64>| d.unwrap_or(fallback).max(1);
     let mut order: Vec<usize> = (0..units.len()).collect();
@@ -66,7 +66,7 @@ pub(crate) fn split(units: &[(&str, Option<u64>)], count: usize) -> Split {
             .enumerate()
             .min_by_key(|(i, load)| (**load, *i))
             .expect("at least one shard");
-        loads[lightest] += weight(units[unit].1);
+        loads[lightest] = loads[lightest].saturating_add(weight(units[unit].1));
         shard_of[unit] = lightest;
     }
     Split { shard_of, loads }

@@ -43,7 +43,11 @@ pub(crate) fn show(dir: &Path, framework: Option<&str>, mut out: impl Write) -> 
             .map(|(id, e)| (id, e.duration_ms))
             .collect();
         slowest.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        let total: u64 = history.tests.values().map(|e| e.duration_ms).sum();
+        let total: u64 = history
+            .tests
+            .values()
+            .map(|e| e.duration_ms)
+            .fold(0, u64::saturating_add);
         writeln!(out, "  slowest (of {:.3} s in all):", total as f64 / 1000.0)?;
         for (id, ms) in slowest.into_iter().take(SLOWEST) {
             writeln!(out, "    {:>9.3} s  {id}", ms as f64 / 1000.0)?;

@@ -67,6 +67,8 @@ pub(crate) struct Human<W: Write> {
     started: Instant,
     /// How many tests are expected, when the source said.
     total: Option<u64>,
+    /// Tests that ended, their subtests left out: what `total` counts.
+    progress: u64,
     counts: Summary,
     nodes: FastMap<u64, Known>,
     tallies: FastMap<u64, Tally>,
@@ -106,6 +108,7 @@ impl<W: Write> Human<W> {
             expected_ms: config.expected_ms.filter(|&ms| ms > 0),
             done_ms: 0,
             total: None,
+            progress: 0,
             counts: Summary::default(),
             nodes: FastMap::default(),
             tallies: FastMap::default(),
@@ -216,11 +219,12 @@ impl<W: Write> Human<W> {
 
     fn finished(&mut self, node: &Opened<'_>, result: &TestResult) -> io::Result<()> {
         self.counts.count(result.outcome);
+        self.progress += u64::from(!self.is_subtest(node));
         let ms = result.duration_ms.unwrap_or(0);
-        self.done_ms += ms;
+        self.done_ms = self.done_ms.saturating_add(ms);
         if let Some(tally) = self.tallies.get_mut(&node.flow) {
             tally.counts.count(result.outcome);
-            tally.ms += ms;
+            tally.ms = tally.ms.saturating_add(ms);
         }
         let slow = ms >= SLOW_MS;
         let verbose = self.verbosity == Verbosity::Verbose;
@@ -353,6 +357,14 @@ impl<W: Write> Human<W> {
         }
     }
 
+    /// Whether `node` is a test's subtest, which the framework's count of
+    /// tests leaves out.
+    fn is_subtest(&self, node: &Opened<'_>) -> bool {
+        self.nodes
+            .get(&node.parent)
+            .is_some_and(|parent| parent.kind == NodeKind::Test)
+    }
+
     /// Draws the status line in place, at most every [`REDRAW`].
     fn draw_status(&mut self) -> io::Result<()> {
         if !self.live || self.line_open {
@@ -369,6 +381,7 @@ impl<W: Write> Human<W> {
         match self.total.filter(|&t| t > 0) {
             Some(total) => {
                 const BAR: u64 = 20;
+                let done = self.progress;
                 let filled = (done.min(total) * BAR / total) as usize;
                 line.push_str(&format!(
                     "[{}{}] {done}/{total} ",
@@ -463,12 +476,17 @@ impl<W: Write> Human<W> {
             .any(|e| matches!(e, RunError::Log(LogLevel::Error, _)))
         {
             (Paint::Alarm, "ERROR ")
+        } else if self.counts.total() == 0 && self.collected == 0 {
+            // Nothing passed either: the run exits 5, as pytest's does.
+            (Paint::Yellow, "NO TESTS")
         } else {
             (Paint::Green, "PASSED")
         };
         style.push(&mut out, paint, label);
         out.push(' ');
-        if self.collected > 0 {
+        if label == "NO TESTS" {
+            out.push_str("ran");
+        } else if self.collected > 0 {
             // A collect-only tree; its files' errors are counted beside it.
             let what = if self.collected == 1 { "test" } else { "tests" };
             out.push_str(&format!("{} {what} collected", self.collected));
@@ -536,6 +554,7 @@ impl<W: Write> Output for Human<W> {
             TreeEvent::Finished { node, result } => self.finished(node, result)?,
             TreeEvent::Stopped(node) => {
                 self.counts.stopped += 1;
+                self.progress += u64::from(!self.is_subtest(node));
                 if let Some(tally) = self.tallies.get_mut(&node.flow) {
                     tally.counts.stopped += 1;
                 }
@@ -700,6 +719,50 @@ mod tests {
             }
             view.event(TreeEvent::SuiteFinished(&file)).unwrap();
         }
+    }
+
+    /// Subtests end as tests do, but the framework's count leaves them out:
+    /// the progress counts the tests it counted.
+    #[test]
+    fn the_progress_leaves_subtests_out() {
+        let mut view = Human::new(config(true), Vec::new());
+        view.event(TreeEvent::Count(2)).unwrap();
+        let file_node = Node {
+            name: "t.py".into(),
+            kind: NodeKind::File,
+            ..Node::default()
+        };
+        let test_node = Node {
+            name: "test".into(),
+            kind: NodeKind::Test,
+            ..Node::default()
+        };
+        let opened = |id, parent, node| Opened {
+            id,
+            parent,
+            flow: 1,
+            is_test: id > 1,
+            node,
+        };
+        let file = opened(1, 0, &file_node);
+        let test = opened(2, 1, &test_node);
+        view.event(TreeEvent::Started(&file)).unwrap();
+        view.event(TreeEvent::Started(&test)).unwrap();
+        for id in [3, 4, 5] {
+            let subtest = opened(id, 2, &test_node);
+            view.test(&subtest, &[], &TestResult::default()).unwrap();
+        }
+        let result = TestResult::default();
+        view.event(TreeEvent::Finished {
+            node: &test,
+            result: &result,
+        })
+        .unwrap();
+        view.last_draw = None;
+        view.draw_status().unwrap();
+        let shown = String::from_utf8(view.out.clone()).unwrap();
+        assert!(shown.contains("] 1/2 "), "{shown}");
+        assert_eq!(view.counts.passed, 4);
     }
 
     #[test]

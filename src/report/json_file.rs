@@ -93,7 +93,7 @@ impl JsonFile {
             self.summary.count(status);
             self.groups.count(group, status);
         }
-        self.tests_ms += test.duration_ms.unwrap_or(0);
+        self.tests_ms = self.tests_ms.saturating_add(test.duration_ms.unwrap_or(0));
         let message = match test.status {
             record::Status::Stopped => Some("the run ended before this test finished"),
             _ => test.message.as_deref(),

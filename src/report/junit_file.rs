@@ -62,7 +62,7 @@ struct Suite {
 impl Suite {
     fn count(&mut self, record: &TestRecord) {
         self.tests += 1;
-        self.time_ms += record.duration_ms.unwrap_or(0);
+        self.time_ms = self.time_ms.saturating_add(record.duration_ms.unwrap_or(0));
         match record.status {
             Status::Finished(Outcome::Failed) => self.failures += 1,
             Status::Finished(Outcome::Error) => self.errors += 1,
