@@ -146,6 +146,22 @@ fn pytest_passing() {
     snapshot("pytest_passing", project.path(), &args, &[], 0);
 }
 
+/// A run that collected no test says so rather than PASSED, beside its
+/// exit 5.
+#[test]
+fn a_run_without_tests_is_not_passed() {
+    let project = Project::copy("faults/pytest");
+    let (code, out) = run(
+        project.path(),
+        &pytest_args(&["--path", "empty"]),
+        &[],
+        "never",
+    );
+    assert_eq!(code, 5, "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.starts_with("NO TESTS ran in "), "{out}");
+}
+
 #[test]
 fn pytest_failing() {
     let project = pytest_fixture();
