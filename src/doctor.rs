@@ -90,8 +90,21 @@ pub(crate) fn run(config: &RawDoctor, mut out: impl Write) -> Result<i32, Doctor
         }
         Some((name @ (FrameworkName::Jest | FrameworkName::Vitest), how)) => {
             let package = name.framework().name();
-            found.say("framework", format!("{package} ({how})"));
+            // A project with both: a run takes pytest where it is asked
+            // for Python tests, so both are looked at.
+            let also_pytest = how == "detected" && frameworks::has_pytest(&project);
+            if also_pytest {
+                found.say(
+                    "framework",
+                    format!("{package} ({how}), and pytest for `.py` paths and targets"),
+                );
+            } else {
+                found.say("framework", format!("{package} ({how})"));
+            }
             javascript(&project, package, node.as_deref(), &mut found);
+            if also_pytest {
+                pytest(&project, python.as_deref(), &mut found);
+            }
         }
     }
     let write = |out: &mut dyn Write| -> io::Result<()> {
@@ -113,6 +126,69 @@ pub(crate) fn run(config: &RawDoctor, mut out: impl Write) -> Result<i32, Doctor
     } else {
         exit::FRAMEWORK_UNAVAILABLE
     })
+}
+
+/// The `minversion` of the file pytest takes its configuration from, in
+/// pytest's order of them, with the file's name: a pytest older than it
+/// refuses to start.
+fn minversion(project: &Path) -> Option<(String, String)> {
+    const FILES: &[(&str, &[&str])] = &[
+        ("pytest.toml", &["[pytest]"]),
+        (".pytest.toml", &["[pytest]"]),
+        ("pytest.ini", &["[pytest]"]),
+        (".pytest.ini", &["[pytest]"]),
+        (
+            "pyproject.toml",
+            &["[tool.pytest.ini_options]", "[tool.pytest]"],
+        ),
+        ("tox.ini", &["[pytest]"]),
+        ("setup.cfg", &["[tool:pytest]"]),
+    ];
+    for (name, sections) in FILES {
+        let Ok(text) = std::fs::read_to_string(project.join(name)) else {
+            continue;
+        };
+        let mut inside = false;
+        let mut found_section = name.starts_with("pytest") || name.starts_with(".pytest");
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                inside = sections.contains(&line);
+                found_section |= inside;
+                continue;
+            }
+            let value = line
+                .strip_prefix("minversion")
+                .map(str::trim_start)
+                .and_then(|rest| rest.strip_prefix(['=', ':']));
+            if let (true, Some(value)) = (inside, value) {
+                let value = value.trim().trim_matches(['"', '\'']);
+                return Some(((*name).to_owned(), value.to_owned()));
+            }
+        }
+        // The first file that configures pytest is the one it reads.
+        if found_section {
+            return None;
+        }
+    }
+    None
+}
+
+/// `9.0.2` as `[9, 0, 2]`, for comparing versions; a part's digits only
+/// (`0rc1` is 0).
+fn version_parts(version: &str) -> Vec<u64> {
+    let mut parts: Vec<u64> = version
+        .trim()
+        .split('.')
+        .map(|part| {
+            let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().unwrap_or(0)
+        })
+        .collect();
+    // `9.0` is `9.0.0`.
+    while parts.last() == Some(&0) {
+        parts.pop();
+    }
+    parts
 }
 
 /// What the interpreter says of itself, pytest and its plugins, as one
@@ -207,6 +283,13 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
                     format!("pytest 8 or later (this is {version})"),
                     pip_install(&python, has_pip, "-U pytest"),
                 );
+            } else if let Some((file, min)) = minversion(project) {
+                if version_parts(version) < version_parts(&min) {
+                    found.lack(
+                        format!("pytest {min} or later, which {file} asks for with `minversion` (this is {version})"),
+                        pip_install(&python, has_pip, &format!("-U 'pytest>={min}'")),
+                    );
+                }
             }
         }
         None => found.lack(
@@ -324,4 +407,35 @@ fn javascript(project: &Path, package: &str, node: Option<&Path>, found: &mut Fi
             "the reporters your {package} configuration names, for tcrunner's runs (tcrunner's reporter takes their place)"
         ),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minversion_is_read_from_the_file_pytest_reads() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-minversion-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(minversion(&dir), None);
+        std::fs::write(dir.join("setup.cfg"), "[tool:pytest]\nminversion = 7.1\n").unwrap();
+        assert_eq!(minversion(&dir), Some(("setup.cfg".into(), "7.1".into())));
+        std::fs::write(
+            dir.join("pyproject.toml"),
+            "[project]\nname = 'x'\n[tool.pytest.ini_options]\nminversion = \"8.2\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            minversion(&dir),
+            Some(("pyproject.toml".into(), "8.2".into()))
+        );
+        // A pytest.ini comes first, and one without minversion has none.
+        std::fs::write(dir.join("pytest.ini"), "[pytest]\naddopts = -q\n").unwrap();
+        assert_eq!(minversion(&dir), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(version_parts("8.4.2") < version_parts("9.0"));
+        assert_eq!(version_parts("9.0"), version_parts("9"));
+        assert!(version_parts("9.0.1") > version_parts("9.0rc1"));
+    }
 }

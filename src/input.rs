@@ -68,6 +68,93 @@ pub(crate) fn each_chunk(
     }
 }
 
+/// What [`each_chunk_watching`] does between chunks.
+pub(crate) struct Watch<'a> {
+    /// The read end of tcrunner's signal pipe ([`crate::process::listen_for_signals`]).
+    pub signals: Option<std::os::fd::BorrowedFd<'a>>,
+    /// How long to wait for input before calling `idle`.
+    pub tick: std::time::Duration,
+}
+
+/// [`each_chunk`] for a reader that also keeps time: `take` gets `None`
+/// whenever no input came for a tick, and a signal tcrunner receives ends
+/// the reading. Returns the signal's number, if one ended it.
+pub(crate) fn each_chunk_watching(
+    file: Option<&Path>,
+    watch: &Watch<'_>,
+    mut take: impl FnMut(Option<&[u8]>) -> Result<(), StreamError>,
+) -> Result<Option<i32>, StreamError> {
+    use rustix::event::{PollFd, PollFlags, Timespec};
+    use std::os::fd::AsFd;
+    let opened;
+    let stdin = io::stdin();
+    let (input, name) = match file {
+        Some(path) => {
+            opened = File::open(path).map_err(|source| StreamError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            (opened.as_fd(), path.display().to_string())
+        }
+        None => (stdin.as_fd(), "standard input".to_owned()),
+    };
+    let tick = Timespec {
+        tv_sec: watch.tick.as_secs() as i64,
+        tv_nsec: i64::from(watch.tick.subsec_nanos()),
+    };
+    let mut first = true;
+    let mut buf = vec![0; CHUNK];
+    loop {
+        let mut fds = vec![PollFd::new(&input, PollFlags::IN)];
+        if let Some(signals) = &watch.signals {
+            fds.push(PollFd::new(signals, PollFlags::IN));
+        }
+        match rustix::event::poll(&mut fds, Some(&tick)) {
+            Ok(0) => {
+                take(None)?;
+                continue;
+            }
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => {
+                return Err(StreamError::Read {
+                    name,
+                    source: e.into(),
+                })
+            }
+        }
+        if fds.get(1).is_some_and(|fd| !fd.revents().is_empty()) {
+            let mut byte = [0u8; 1];
+            let signal = watch
+                .signals
+                .and_then(|fd| rustix::io::read(fd, &mut byte).ok())
+                .filter(|&n| n == 1)
+                .map(|_| i32::from(byte[0]));
+            if signal.is_some() {
+                return Ok(signal);
+            }
+        }
+        if fds[0].revents().is_empty() {
+            continue;
+        }
+        let n = match rustix::io::read(input, &mut buf) {
+            Ok(0) => return Ok(None),
+            Ok(n) => n,
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => continue,
+            Err(e) => {
+                return Err(StreamError::Read {
+                    name,
+                    source: e.into(),
+                })
+            }
+        };
+        if std::mem::take(&mut first) && is_utf16(&buf[..n]) {
+            return Err(StreamError::Utf16 { name });
+        }
+        take(Some(&buf[..n]))?;
+    }
+}
+
 /// Hands each chunk of `input` (called `name` in errors) to `take`.
 pub(crate) fn chunks(
     mut input: impl Read,

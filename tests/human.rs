@@ -599,6 +599,66 @@ fn under_pty(args: &str, env: &[(&str, &str)]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `view` at a terminal, fed by a producer that goes quiet: the status
+/// line's clock goes on, and Ctrl-C (SIGINT) ends the view with the
+/// failures and summary so far, exit 130, rather than killing it with its
+/// status line on the screen.
+#[test]
+fn view_at_a_terminal_keeps_time_and_ends_whole_on_ctrl_c() {
+    let fifo = std::env::temp_dir().join(util::unique("view-fifo"));
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let command = format!(
+        "{} view --color never {}",
+        util::bin().display(),
+        fifo.display()
+    );
+    let script = Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The producer: a test starts, then nothing for a while.
+    let mut producer = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    use std::io::Write as _;
+    producer
+        .write_all(b"##teamcity[testSuiteStarted name='s']\n##teamcity[testStarted name='slow']\n")
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pid = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+            (args.first() == Some(&util::bin().to_str().unwrap().as_bytes())
+                && args.iter().any(|a| *a == fifo.to_str().unwrap().as_bytes()))
+            .then_some(pid)
+        })
+        .next()
+        .expect("the view is running");
+    // SAFETY: kill has no memory effects.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let out = script.wait_with_output().unwrap();
+    drop(producer);
+    let _ = std::fs::remove_file(&fifo);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    let clock = Regex::new(r"RUNNING [^\r\n]*?(\d+\.\d{3}s)").unwrap();
+    let times: std::collections::BTreeSet<&str> = clock
+        .captures_iter(&text)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    assert!(times.len() >= 3, "the clock stood still: {times:?}\n{text}");
+    assert!(text.contains("STOPPED s > slow"), "{text}");
+    assert!(text.contains("1 stopped in "), "{text}");
+}
+
 /// At a terminal nobody else reads, the human view, coloured; with
 /// `TEAMCITY_VERSION=LOCAL` (PyCharm, which may run programs under a
 /// pseudo-terminal) or an IDE transport variable, service messages.

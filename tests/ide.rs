@@ -248,6 +248,19 @@ fn doctor_on_a_healthy_and_a_broken_pytest_project() {
     assert_eq!(code, 0, "{text}");
     says(&text, "pytest: 8.");
     says(&text, "switched off: nothing");
+    // A `minversion` the interpreter's pytest is older than: pytest would
+    // refuse to start, and doctor says so.
+    project.write("pytest.ini", "[pytest]\nminversion = 9.0\n");
+    let (code, text) = doctor(&["--project", dir, "--python", py8.to_str().unwrap()]);
+    assert_eq!(code, 69, "{text}");
+    says(
+        &text,
+        "missing: pytest 9.0 or later, which pytest.ini asks for with `minversion` (this is 8.",
+    );
+    says(&text, "  fix: ");
+    let (code, text) = doctor(&["--project", dir, "--python", py9.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    std::fs::remove_file(project.path().join("pytest.ini")).unwrap();
 
     // An interpreter without pytest: what is missing, and the command.
     let bare = repo().join("target/tmp").join(unique("bare-venv"));
@@ -381,6 +394,22 @@ fn doctor_on_healthy_and_broken_jest_and_vitest_projects() {
         says(&text, "node: node (");
         says(&text, &format!("{package}: "));
         says(&text, "ok: nothing is missing");
+        // A project with pytest beside it: both are looked at.
+        healthy.write("pytest.ini", "[pytest]\n");
+        let dir = healthy.path().to_str().unwrap();
+        let python = util::pytest9();
+        let (code, text) = doctor(&["--project", dir, "--python", python.to_str().unwrap()]);
+        assert_eq!(code, 0, "{text}");
+        says(
+            &text,
+            &format!("framework: {package} (detected), and pytest for `.py` paths and targets"),
+        );
+        says(&text, &format!("{package}: "));
+        says(&text, "pytest: 9.");
+        let (code, text) = doctor(&["--project", dir, "--python", "/nonexistent/python"]);
+        assert_eq!(code, 69, "{text}");
+        says(&text, "missing: ");
+        std::fs::remove_file(healthy.path().join("pytest.ini")).unwrap();
         // Not installed: the command that installs it, with the project's
         // package manager; the project's own install where it declares the
         // framework, from the folder that declares it.

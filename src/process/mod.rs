@@ -12,4 +12,4 @@ mod unix;
 
 pub(crate) use input::Input;
 pub(crate) use sandbox::{probe as probe_sandbox, Sandbox};
-pub(crate) use unix::{describe, signal_name, stdout_gone, Child, Spec};
+pub(crate) use unix::{describe, listen_for_signals, signal_name, stdout_gone, Child, Spec};

@@ -420,7 +420,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
 /// Turns SIGINT, SIGTERM and SIGHUP into bytes on a pipe; returns its read
 /// end (none if no pipe could be made: the signals then keep their default
 /// action).
-fn listen_for_signals() -> Option<OwnedFd> {
+pub(crate) fn listen_for_signals() -> Option<OwnedFd> {
     let (read, write) = io::pipe().ok()?;
     let (read, write): (OwnedFd, OwnedFd) = (read.into(), write.into());
     // The handler must never block on a full pipe, nor the loop on an empty one.

@@ -48,11 +48,26 @@ fn view(
         Pipeline::new(&config.output, Transport::Stdout(out), Vec::new()).map_err(write_error)?;
     let mut reader = Reader::default();
     let mut parser = Parser::new();
-    input::each_chunk(file, |chunk| {
-        parser.feed(chunk, |event| reader.take(event, &mut pipeline));
-        reader.result.take().transpose().map_err(write_error)?;
+    let mut chunk = |chunk: Option<&[u8]>| {
+        if let Some(chunk) = chunk {
+            parser.feed(chunk, |event| reader.take(event, &mut pipeline));
+            reader.result.take().transpose().map_err(write_error)?;
+        }
         pipeline.flush().map_err(write_error)
-    })?;
+    };
+    // On a terminal the status line's clock goes on while no input comes,
+    // and Ctrl-C ends the view with what it has, not in the middle of it.
+    let signalled = if config.output.human.live {
+        let signals = crate::process::listen_for_signals();
+        let watch = input::Watch {
+            signals: signals.as_ref().map(std::os::fd::AsFd::as_fd),
+            tick: std::time::Duration::from_millis(250),
+        };
+        input::each_chunk_watching(file, &watch, &mut chunk)?
+    } else {
+        input::each_chunk(file, |bytes| chunk(Some(bytes)))?;
+        None
+    };
     parser.finish(|event| reader.take(event, &mut pipeline));
     reader.result.take().transpose().map_err(write_error)?;
     for event in reader.translator.finish() {
@@ -79,7 +94,7 @@ fn view(
         RunEnd::graded(PassPolicy::Framework, code, Vec::new(), groups)
     };
     let (_, end) = pipeline.finish(end).map_err(write_error)?;
-    Ok(end.exit_code)
+    Ok(signalled.map_or(end.exit_code, |signal| exit::SIGNAL_BASE + signal))
 }
 
 /// The parser's events into the pipeline; the first write error is kept.
