@@ -561,7 +561,8 @@ impl<W: Write> Output for Human<W> {
                 let captured = self.captured.remove(&node.id).unwrap_or_default();
                 let failure =
                     Failure::new(self.full_name(node), self.location(node), None, captured);
-                self.failures.push(failure);
+                // The run ended under it: not the test's own failure.
+                self.errors.push(RunError::Node(failure));
                 if node.id == node.flow {
                     self.file_line(node)?;
                 }
