@@ -79,9 +79,7 @@ impl Outlet {
             };
         }
     }
-}
 
-impl Outlet {
     /// Waits until the reader has taken everything; the error of a write
     /// that failed, if one did.
     pub(crate) fn finish(&self) -> io::Result<()> {
@@ -92,6 +90,13 @@ impl Outlet {
     /// The error of a write that failed, if one did.
     pub(crate) fn error(&self) -> io::Result<()> {
         Outlet::failure(&self.shared.lock())
+    }
+
+    fn failure(queue: &Queue) -> io::Result<()> {
+        match &queue.failed {
+            Some((kind, text)) => Err(io::Error::new(*kind, text.clone())),
+            None => Ok(()),
+        }
     }
 }
 
@@ -126,15 +131,6 @@ impl Shared {
             if queue.pending.is_empty() {
                 self.emptied.notify_all();
             }
-        }
-    }
-}
-
-impl Outlet {
-    fn failure(queue: &Queue) -> io::Result<()> {
-        match &queue.failed {
-            Some((kind, text)) => Err(io::Error::new(*kind, text.clone())),
-            None => Ok(()),
         }
     }
 }
