@@ -672,19 +672,25 @@ mod tests {
         assert!(shown.contains(" left)"), "{shown}");
     }
 
-    /// Runs `files` files of `per_file` tests each through the view, every
-    /// `fail_every`th failing with some output; flushes after each test.
-    fn run(view: &mut Human<Vec<u8>>, files: u64, per_file: u64, fail_every: u64) {
-        let file_node = Node {
+    /// The declarations of a file `t.py` and of a test in it.
+    fn file_and_test() -> (Node, Node) {
+        let file = Node {
             name: "t.py".into(),
             kind: NodeKind::File,
             ..Node::default()
         };
-        let test_node = Node {
+        let test = Node {
             name: "test".into(),
             kind: NodeKind::Test,
             ..Node::default()
         };
+        (file, test)
+    }
+
+    /// Runs `files` files of `per_file` tests each through the view, every
+    /// `fail_every`th failing with some output; flushes after each test.
+    fn run(view: &mut Human<Vec<u8>>, files: u64, per_file: u64, fail_every: u64) {
+        let (file_node, test_node) = file_and_test();
         let mut id = 0;
         for _ in 0..files {
             id += 1;
@@ -728,16 +734,7 @@ mod tests {
     fn the_progress_leaves_subtests_out() {
         let mut view = Human::new(config(true), Vec::new());
         view.event(TreeEvent::Count(2)).unwrap();
-        let file_node = Node {
-            name: "t.py".into(),
-            kind: NodeKind::File,
-            ..Node::default()
-        };
-        let test_node = Node {
-            name: "test".into(),
-            kind: NodeKind::Test,
-            ..Node::default()
-        };
+        let (file_node, test_node) = file_and_test();
         let opened = |id, parent, node| Opened {
             id,
             parent,
