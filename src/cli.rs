@@ -239,10 +239,12 @@ pub(crate) struct RawRun {
     /// Fail a single test that runs longer than SECS.
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
-    /// Stop the whole run after SECS.
+    /// Stop the whole run after SECS, even when the reader of the output
+    /// has stopped reading (the result files are written whole).
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub session_timeout: Option<f64>,
-    /// Time between SIGTERM and SIGKILL when stopping the framework.
+    /// Time between SIGTERM and SIGKILL when stopping the framework; also
+    /// what a stopped run gives a reader that is behind to take the rest.
     #[arg(
         long,
         value_name = "SECS",
