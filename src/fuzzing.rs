@@ -296,6 +296,59 @@ fn assert_clean(stream: &[u8], what: &str) {
     );
 }
 
+/// `tcrunner view` of any stream: an exit code `view` documents (0, 1, or
+/// 65 for UTF-16), whatever the stream holds, and a summary line at the
+/// end; where `tcrunner check` finds the stream clean, the view fails it
+/// exactly when check counts a failed test.
+pub fn view(data: &[u8]) {
+    let file = Scratch::new(data);
+    let config = crate::cli::ViewConfig {
+        file: Some(file.path.clone()),
+        output: output(Dialect::Human),
+    };
+    let mut shown = Vec::new();
+    let code = match crate::view::run(&config, &mut shown) {
+        Ok(code) => code,
+        Err(error) => error.exit_code(),
+    };
+    assert!(
+        [exit::SUCCESS, exit::TESTS_FAILED, exit::DATA_ERROR].contains(&code),
+        "view exited {code}"
+    );
+    if code == exit::DATA_ERROR {
+        return;
+    }
+    let last = lossy(&shown);
+    let last = last.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(" in "),
+        "no summary line at the end: {last:?}"
+    );
+    let check = crate::cli::CheckConfig {
+        file: Some(file.path.clone()),
+        quiet: true,
+        offset: 0,
+    };
+    let mut report = Vec::new();
+    if crate::check::run(&check, &mut report).expect("checking a file just written")
+        != exit::SUCCESS
+    {
+        return;
+    }
+    let report = lossy(&report);
+    let failed = report
+        .split(" failed")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("check's summary: {report:?}"));
+    assert_eq!(
+        code == exit::TESTS_FAILED,
+        failed > 0,
+        "view exited {code}, check counts {failed} failed: {report}"
+    );
+}
+
 /// `--target` parsing for every framework, as the launch builds its command
 /// line (nothing is started): all lines of `data` as targets together, then
 /// each alone. A pytest target that names a test translates to a node id
@@ -494,7 +547,7 @@ mod tests {
     type Target = fn(&[u8]);
 
     /// Every fuzz target by name: `fuzz/fuzz_targets/<name>.rs` calls the function.
-    const TARGETS: [(&str, Target); 10] = [
+    const TARGETS: [(&str, Target); 11] = [
         ("protocol_parser", protocol_parser),
         ("escape_roundtrip", escape_roundtrip),
         ("convert_junit", convert_junit),
@@ -505,6 +558,7 @@ mod tests {
         ("convert_detect", convert_detect),
         ("events", events),
         ("targets", targets),
+        ("view", view),
     ];
 
     fn fuzz_dir() -> PathBuf {
