@@ -157,6 +157,51 @@ fn accept<S>(mut accept: impl FnMut() -> std::io::Result<S>, over: &AtomicBool) 
     }
 }
 
+/// An IDE that hangs: it takes the connection, reads nothing, and holds it
+/// until the run is `over`.
+fn stall(kind: Kind) -> FakeIde {
+    let over = Arc::new(AtomicBool::new(false));
+    let run_over = Arc::clone(&over);
+    let hold = move |stream: Box<dyn Read + Send>| {
+        while !run_over.load(Ordering::SeqCst) {
+            thread::sleep(Duration::from_millis(20));
+        }
+        drop(stream);
+        Vec::new()
+    };
+    match kind {
+        Kind::Unix => {
+            let path = repo()
+                .join("target/tmp")
+                .join(unique("hung-ide"))
+                .with_extension("sock");
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let listener = UnixListener::bind(&path).unwrap();
+            let reader = thread::spawn(move || hold(Box::new(listener.accept().unwrap().0)));
+            FakeIde {
+                env: vec![("JB_TEAMCITY_SOCKET_PATH", path.display().to_string())],
+                reader,
+                socket_file: Some(path),
+                over,
+            }
+        }
+        Kind::Tcp => {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            let reader = thread::spawn(move || hold(Box::new(listener.accept().unwrap().0)));
+            FakeIde {
+                env: vec![
+                    ("JB_TEAMCITY_SOCKET_PORT", port.to_string()),
+                    ("JB_TEAMCITY_SOCKET_HOST", "127.0.0.1".into()),
+                ],
+                reader,
+                socket_file: None,
+                over,
+            }
+        }
+    }
+}
+
 /// Reads to the end, or until `needle`, then closes the connection.
 fn read(mut stream: impl Read, needle: Option<Vec<u8>>) -> Vec<u8> {
     let mut all = Vec::new();
@@ -356,6 +401,40 @@ fn vitest_stops_quietly_when_the_ide_closes_the_socket() {
 
 /// A socket nobody listens on: one line, exit 68, and the framework never
 /// starts (its conftest would leave a file behind).
+/// An IDE that hangs and reads nothing more: the session's time limit
+/// still ends the run on time, with every result in the result file.
+#[test]
+fn an_ide_that_stops_reading_does_not_hold_back_the_time_limit() {
+    let project = Project::copy("faults/pytest");
+    for kind in [Kind::Unix, Kind::Tcp] {
+        let ide = stall(kind);
+        let json = project.path().join(format!("{kind:?}.json"));
+        let mut tcrunner = Tcrunner::pytest(project.path());
+        tcrunner
+            .args(["--session-timeout", "4", "--grace-period", "1", "--json"])
+            .arg(&json)
+            .args(["--path", "test_chatty.py"])
+            // More than a loopback TCP connection's buffers hold.
+            .env("CHATTY_MB", "16");
+        ide.apply(&mut tcrunner);
+        let run = tcrunner.run(LIMIT);
+        ide.stream();
+        assert_eq!(run.code(), 124, "{kind:?}: {}", run.describe());
+        assert!(run.elapsed < Duration::from_secs(60), "{:?}", run.elapsed);
+        assert!(
+            run.stderr.contains("bytes were not delivered"),
+            "{kind:?}: {}",
+            run.stderr
+        );
+        // The file is whole: the run's end, and the test that was running
+        // (its 16 MB report held back with the framework, or sent).
+        let doc = util::json(&json);
+        assert_eq!(doc["run"]["exit_code"], 124, "{kind:?}");
+        assert_eq!(doc["tests"][0]["name"], "test_prints_megabytes", "{kind:?}");
+        run.assert_no_leftovers();
+    }
+}
+
 #[test]
 fn a_socket_nobody_listens_on_stops_the_run_before_it_starts() {
     let project = Project::copy("faults/pytest");
