@@ -670,6 +670,33 @@ fn files_replaced_while_the_run_goes_on_are_tcrunners_at_the_end() {
     }
 }
 
+/// A test that removes the files' whole folder (cleaning up after itself):
+/// the folder is made again at the end and every file is whole in it.
+#[test]
+fn files_whose_folder_a_test_removed_are_written_all_the_same() {
+    let project = Project::copy("faults/pytest");
+    let dir = scratch("folder-gone");
+    project.write(
+        "test_cleans_up.py",
+        "import os, shutil\n\n\
+         def test_cleans_up():\n\
+         \x20   shutil.rmtree(os.environ['RESULT_DIR'])\n\n\
+         def test_after():\n\
+         \x20   pass\n",
+    );
+    let run = fault_run(&project, &dir)
+        .arg("--json")
+        .arg(dir.join("result.json"))
+        .env("RESULT_DIR", &dir)
+        .args(["--path", "test_cleans_up.py"])
+        .run(LIMIT);
+    run.assert_code(0);
+    let doc = assert_files_after(&run, &dir, "folder removed");
+    assert_eq!(by_name(&doc, "test_after")["status"], "passed");
+    let result = util::json(&dir.join("result.json"));
+    assert_eq!(result["summary"]["passed"], 2, "{result}");
+}
+
 #[test]
 fn files_are_whole_and_truthful_after_a_time_limit() {
     let project = Project::copy("faults/pytest");

@@ -17,6 +17,8 @@ pub(crate) struct FileError {
 }
 
 pub(crate) struct AtomicFile {
+    /// The option that named the file, for errors.
+    option: &'static str,
     path: PathBuf,
     /// `None` where the path is no regular file (a pipe, a device such as
     /// `/dev/stdout`): written straight through, since a rename would
@@ -41,6 +43,7 @@ impl AtomicFile {
             Ok(meta) if !meta.is_file() && !meta.is_dir() => {
                 let file = File::options().write(true).open(path).map_err(error)?;
                 return Ok(AtomicFile {
+                    option,
                     path: path.to_owned(),
                     temporary: None,
                     out: Some(BufWriter::with_capacity(1 << 16, file)),
@@ -69,6 +72,7 @@ impl AtomicFile {
             .open(&temporary)
             .map_err(error)?;
         Ok(AtomicFile {
+            option,
             path: path.to_owned(),
             temporary: Some(temporary),
             out: Some(BufWriter::with_capacity(1 << 16, file)),
@@ -80,8 +84,22 @@ impl AtomicFile {
         self.out.as_mut().expect("written only before commit")
     }
 
-    /// Writes the rest out and puts the file in its place.
+    /// Writes the rest out and puts the file in its place; an error names
+    /// the file and its option.
     pub(crate) fn commit(&mut self) -> io::Result<()> {
+        self.put_in_place().map_err(|source| {
+            io::Error::new(
+                source.kind(),
+                FileError {
+                    option: self.option,
+                    path: self.path.clone(),
+                    source,
+                },
+            )
+        })
+    }
+
+    fn put_in_place(&mut self) -> io::Result<()> {
         let Some(out) = self.out.take() else {
             return Ok(());
         };
@@ -98,6 +116,11 @@ impl AtomicFile {
             match std::fs::remove_file(temporary) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
                 _ => {}
+            }
+            // The whole folder may have gone (a test cleaning up after
+            // itself): it is made again, as the file was asked for there.
+            if let Some(folder) = temporary.parent().filter(|f| !f.exists()) {
+                std::fs::create_dir_all(folder)?;
             }
             let mut again = File::options()
                 .write(true)
