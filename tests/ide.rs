@@ -349,12 +349,17 @@ fn a_virtual_environment_whose_python_is_gone_is_named() {
 /// to install, rather than a run that shows no tests. Only the installed
 /// package's manifest is read before that.
 #[test]
-fn a_vitest_older_than_tcrunner_supports_is_refused() {
-    for version in ["1.6.1", "2.1.9"] {
-        let project = Project::copy("vitest");
+fn a_vitest_or_jest_older_than_tcrunner_supports_is_refused() {
+    for (package, version, oldest) in [
+        ("vitest", "1.6.1", 3),
+        ("vitest", "2.1.9", 3),
+        ("jest", "22.4.4", 26),
+        ("jest", "25.5.4", 26),
+    ] {
+        let project = Project::copy(package);
         project.write(
-            "node_modules/vitest/package.json",
-            &format!(r#"{{"name": "vitest", "version": "{version}"}}"#),
+            &format!("node_modules/{package}/package.json"),
+            &format!(r#"{{"name": "{package}", "version": "{version}"}}"#),
         );
         let dir = project.path().to_str().unwrap();
         let out = output(&mut tcrunner(&["--project", dir]));
@@ -363,8 +368,8 @@ fn a_vitest_older_than_tcrunner_supports_is_refused() {
         assert_eq!(
             stderr.trim(),
             format!(
-                "tcrunner: vitest {version} is older than tcrunner supports (vitest 3 or later): \
-                 run `npm install --save-dev vitest@latest`"
+                "tcrunner: {package} {version} is older than tcrunner supports ({package} {oldest} or later): \
+                 run `npm install --save-dev {package}@latest`"
             )
         );
         assert!(
@@ -376,9 +381,12 @@ fn a_vitest_older_than_tcrunner_supports_is_refused() {
         assert_eq!(code, 69, "{text}");
         says(
             &text,
-            &format!("missing: vitest 3 or later (this is {version})"),
+            &format!("missing: {package} {oldest} or later (this is {version})"),
         );
-        says(&text, "  fix: npm install --save-dev vitest@latest");
+        says(
+            &text,
+            &format!("  fix: npm install --save-dev {package}@latest"),
+        );
     }
 }
 

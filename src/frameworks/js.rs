@@ -104,11 +104,13 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
 }
 
 /// The oldest major version of `package` tcrunner's reporters work with,
-/// when `version` is older than that. vitest 1 and 2 never call the
-/// reporter hooks ours uses: their runs would show no tests at all.
+/// when `version` is older than that. vitest 1 and 2, and jest 25 and
+/// older (no `onTestFileResult`), never call the reporter hooks ours uses:
+/// their runs would show no tests at all and exit 5, hiding failures.
 pub(crate) fn too_old(package: &str, version: &str) -> Option<u32> {
     let oldest = match package {
         "vitest" => 3,
+        "jest" => 26,
         _ => return None,
     };
     (major(version) < oldest).then_some(oldest)
