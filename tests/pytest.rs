@@ -287,6 +287,55 @@ fn targets_of_every_form_select_exactly_their_tests() {
     }
 }
 
+/// A custom collector's items may hold dots in their names (pyyaml's
+/// data-driven tests, `case.data`): their ids, as a run reports them, run
+/// exactly those items again as targets.
+#[test]
+fn ids_with_dotted_item_names_run_again_as_targets() {
+    let project = Project::copy("faults/pytest");
+    project.write(
+        "dotted/conftest.py",
+        "import pytest\n\n\
+         class DataItem(pytest.Item):\n\
+         \x20   def runtest(self):\n\
+         \x20       pass\n\n\
+         class DataCollector(pytest.Collector):\n\
+         \x20   def collect(self):\n\
+         \x20       return [DataItem.from_parent(self, name=n) for n in ('case.data', 'other.data')]\n\n\
+         @pytest.hookimpl(hookwrapper=True)\n\
+         def pytest_pycollect_makeitem(collector, name, obj):\n\
+         \x20   outcome = yield\n\
+         \x20   if getattr(obj, 'data_driven', False):\n\
+         \x20       outcome.force_result(DataCollector.from_parent(collector, name=name))\n",
+    );
+    project.write(
+        "dotted/test_data.py",
+        "def test_loader():\n    pass\n\ntest_loader.data_driven = True\n",
+    );
+    let python = python(9);
+    let run = |target: &str| {
+        let out = output(&mut tcrunner(&[
+            "--project",
+            project.path().to_str().unwrap(),
+            "--python",
+            python.to_str().unwrap(),
+            "--target",
+            target,
+        ]));
+        assert_clean(&out.stdout);
+        let found: Vec<String> = tests_by_path(&out.stdout).into_keys().collect();
+        (out.status.code(), found)
+    };
+    assert_eq!(
+        run("dotted/test_data.py::test_loader::case.data"),
+        (
+            Some(0),
+            vec!["dotted > test_data.py > test_loader > case.data".to_owned()]
+        )
+    );
+    assert_eq!(run("dotted/test_data.py::test_loader").1.len(), 2);
+}
+
 #[test]
 fn paths_select_a_file_or_a_folder() {
     let (_, stream) = run(9, &["--path", "tests/unit/test_classes.py"]);

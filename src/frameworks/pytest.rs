@@ -179,8 +179,15 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
             return Ok(file.to_owned());
         }
         // Items of other files (text doctests, a conftest's YAML cases) and
-        // doctests are named by pytest, dots and all: already node ids.
+        // doctests are named by pytest, dots and all: already node ids. So
+        // is a target with `::` between its names (pytest's own form, as
+        // tcrunner's results give ids): a dot in it is part of a name, as
+        // in a custom collector's `test_data.py::test_loader::case.data`.
         if !file.ends_with(".py")
+            || python
+                .split('[')
+                .next()
+                .is_some_and(|names| names.contains("::"))
             || names_a_doctest(file, python) && !defines(project, file, python)
         {
             return Ok(target.to_owned());
@@ -765,6 +772,12 @@ mod tests {
             ),
             ("t.py::T.test[a.b-c]", "t.py::T::test[a.b-c]"),
             ("t.py::A::B::test", "t.py::A::B::test"),
+            // pytest's own form keeps the dots of its names.
+            (
+                "test_data.py::test_loader::case.data",
+                "test_data.py::test_loader::case.data",
+            ),
+            ("t.py::A::test[a.b::c]", "t.py::A::test[a.b::c]"),
             // Doctests and items of other files are pytest's node ids as they are.
             (
                 "src/calc/ops.py::calc.ops.add",
