@@ -848,10 +848,16 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
     // (`guide.txt`) are pytest's node ids already.
     let project = Project::copy("pytest");
     project.write("tests/guide.txt", ">>> 2 * 21\n42\n");
+    project.write("src/calc/docstring.py", "\"\"\"\n>>> 1 + 1\n2\n\"\"\"\n");
     let cases = [
         (
             "src/calc/ops.py::calc.ops.add",
             "src > calc > ops.py > calc.ops.add",
+        ),
+        // A module docstring's doctest is named after the module alone.
+        (
+            "src/calc/docstring.py::calc.docstring",
+            "src > calc > docstring.py > calc.docstring",
         ),
         // PyCharm's own form, which its runner qualifies with the module.
         ("src/calc/ops.py::add", "src > calc > ops.py > calc.ops.add"),

@@ -367,9 +367,10 @@ fn names_a_doctest(file: &str, name: &str) -> bool {
     if module.last() == Some(&"__init__") {
         module.pop(); // a package's doctests are named after the package
     }
+    // The module's own docstring is named after the module alone.
     (0..module.len()).any(|first| {
         name.strip_prefix(module[first..].join(".").as_str())
-            .is_some_and(|rest| rest.starts_with('.'))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
     })
 }
 
@@ -791,6 +792,9 @@ mod tests {
                 "src/calc/__init__.py::calc.add",
                 "src/calc/__init__.py::calc.add",
             ),
+            // A module docstring's doctest.
+            ("src/calc/ops.py::calc.ops", "src/calc/ops.py::calc.ops"),
+            ("src/calc/__init__.py::calc", "src/calc/__init__.py::calc"),
             ("docs/guide.txt::guide.txt", "docs/guide.txt::guide.txt"),
             ("tests/cases.yaml::a.b", "tests/cases.yaml::a.b"),
             (
@@ -851,6 +855,7 @@ mod tests {
                 "src/calc/ops.py::calc.ops.mul",
                 "src/calc/ops.py::calc.ops.mul",
             ),
+            ("src/calc/ops.py::calc.ops", "src/calc/ops.py::calc.ops"),
             (
                 "src/calc/__init__.py::add",
                 "src/calc/__init__.py::calc.add",
