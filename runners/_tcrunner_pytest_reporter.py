@@ -509,12 +509,17 @@ class _Reporter(_Plugin):
         self.send(result)
 
     def pytest_collection_finish(self, session):
+        # pytest calls this from a `finally`: when a hook of the collection
+        # raised (a conftest's `pytest_collection_modifyitems`), that error
+        # is on its way out, no collected test will run, and the one node
+        # the tree gets for it is `<internal error>`.
+        collection_failed = sys.exc_info()[1] is not None
         self.writer.gather()
         try:
             contexts = {}
             for item in session.items:
                 self._declare_item(item, contexts)
-            self._send_collected(len(session.items))
+            self._send_collected(1 if collection_failed else len(session.items))
             # Suites declared only for collection problems get nothing more.
             for suite_id in reversed(self.suite_order):
                 if not self.remaining.get(suite_id):

@@ -964,7 +964,10 @@ fn pytest_internal_error_keeps_code_3_and_shows_a_failed_node() {
         "internal/conftest.py",
         "def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom in hook')\n",
     );
-    project.write("internal/test_fine.py", "def test_fine():\n    pass\n");
+    project.write(
+        "internal/test_fine.py",
+        "def test_fine():\n    pass\n\ndef test_also():\n    pass\n",
+    );
     let run = Tcrunner::pytest(project.path())
         .args(["--path", "internal"])
         .run(LIMIT);
@@ -975,6 +978,14 @@ fn pytest_internal_error_keeps_code_3_and_shows_a_failed_node() {
         &run,
     );
     assert_eq!(run.count(&["ran no tests"]), 0, "{}", run.describe());
+    // The count the IDE's progress goes by is the tree's one node, not the
+    // two tests that were collected and never run.
+    assert_eq!(
+        run.count(&["##teamcity[testCount count='1']"]),
+        1,
+        "{}",
+        run.describe()
+    );
 }
 
 /// jest refuses a broken configuration before loading our reporter: one line
