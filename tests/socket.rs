@@ -62,6 +62,28 @@ impl FakeIde {
     /// (an IDE stopping the run); `None` reads to the end.
     fn listen_until(kind: Kind, needle: Option<&str>) -> FakeIde {
         let needle = needle.map(|n| n.as_bytes().to_vec());
+        FakeIde::serve(kind, move |stream, _| read(stream, needle))
+    }
+
+    /// An IDE that hangs: it takes the connection, reads nothing, and holds
+    /// it until the run is over.
+    fn stall(kind: Kind) -> FakeIde {
+        FakeIde::serve(kind, |stream, over| {
+            while !over.load(Ordering::SeqCst) {
+                thread::sleep(Duration::from_millis(20));
+            }
+            drop(stream);
+            Vec::new()
+        })
+    }
+
+    /// Listens, and hands the one connection to `serve` on a thread, with
+    /// the flag that says the run is over; what it returns is what the IDE
+    /// read.
+    fn serve(
+        kind: Kind,
+        serve: impl FnOnce(Box<dyn Read + Send>, &AtomicBool) -> Vec<u8> + Send + 'static,
+    ) -> FakeIde {
         let over = Arc::new(AtomicBool::new(false));
         let run_over = Arc::clone(&over);
         match kind {
@@ -80,7 +102,7 @@ impl FakeIde {
                     };
                     stream.set_nonblocking(false).unwrap();
                     stream.set_read_timeout(Some(LIMIT)).unwrap();
-                    read(stream, needle)
+                    serve(Box::new(stream), &run_over)
                 });
                 FakeIde {
                     env: vec![("JB_TEAMCITY_SOCKET_PATH", path.display().to_string())],
@@ -100,7 +122,7 @@ impl FakeIde {
                     };
                     stream.set_nonblocking(false).unwrap();
                     stream.set_read_timeout(Some(LIMIT)).unwrap();
-                    read(stream, needle)
+                    serve(Box::new(stream), &run_over)
                 });
                 FakeIde {
                     env: vec![
@@ -153,51 +175,6 @@ fn accept<S>(mut accept: impl FnMut() -> std::io::Result<S>, over: &AtomicBool) 
                 thread::sleep(Duration::from_millis(10));
             }
             Err(e) => panic!("no connection: {e}"),
-        }
-    }
-}
-
-/// An IDE that hangs: it takes the connection, reads nothing, and holds it
-/// until the run is `over`.
-fn stall(kind: Kind) -> FakeIde {
-    let over = Arc::new(AtomicBool::new(false));
-    let run_over = Arc::clone(&over);
-    let hold = move |stream: Box<dyn Read + Send>| {
-        while !run_over.load(Ordering::SeqCst) {
-            thread::sleep(Duration::from_millis(20));
-        }
-        drop(stream);
-        Vec::new()
-    };
-    match kind {
-        Kind::Unix => {
-            let path = repo()
-                .join("target/tmp")
-                .join(unique("hung-ide"))
-                .with_extension("sock");
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            let listener = UnixListener::bind(&path).unwrap();
-            let reader = thread::spawn(move || hold(Box::new(listener.accept().unwrap().0)));
-            FakeIde {
-                env: vec![("JB_TEAMCITY_SOCKET_PATH", path.display().to_string())],
-                reader,
-                socket_file: Some(path),
-                over,
-            }
-        }
-        Kind::Tcp => {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            let port = listener.local_addr().unwrap().port();
-            let reader = thread::spawn(move || hold(Box::new(listener.accept().unwrap().0)));
-            FakeIde {
-                env: vec![
-                    ("JB_TEAMCITY_SOCKET_PORT", port.to_string()),
-                    ("JB_TEAMCITY_SOCKET_HOST", "127.0.0.1".into()),
-                ],
-                reader,
-                socket_file: None,
-                over,
-            }
         }
     }
 }
@@ -407,7 +384,7 @@ fn vitest_stops_quietly_when_the_ide_closes_the_socket() {
 fn an_ide_that_stops_reading_does_not_hold_back_the_time_limit() {
     let project = Project::copy("faults/pytest");
     for kind in [Kind::Unix, Kind::Tcp] {
-        let ide = stall(kind);
+        let ide = FakeIde::stall(kind);
         let json = project.path().join(format!("{kind:?}.json"));
         let mut tcrunner = Tcrunner::pytest(project.path());
         tcrunner
