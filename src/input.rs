@@ -56,15 +56,45 @@ pub(crate) fn each_chunk(
     file: Option<&Path>,
     take: impl FnMut(&[u8]) -> Result<(), StreamError>,
 ) -> Result<(), StreamError> {
+    let (input, name) = open(file)?;
+    chunks(input, &name, take)
+}
+
+/// The stream `file` names, or standard input, and its name for errors.
+fn open(file: Option<&Path>) -> Result<(Source, String), StreamError> {
     match file {
         Some(path) => {
             let input = File::open(path).map_err(|source| StreamError::Open {
                 path: path.to_path_buf(),
                 source,
             })?;
-            chunks(input, &path.display().to_string(), take)
+            Ok((Source::File(input), path.display().to_string()))
         }
-        None => chunks(io::stdin().lock(), "standard input", take),
+        None => Ok((Source::Stdin(io::stdin()), "standard input".to_owned())),
+    }
+}
+
+/// A stream being read: a file, or standard input.
+enum Source {
+    File(File),
+    Stdin(io::Stdin),
+}
+
+impl Read for Source {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Source::File(file) => file.read(buf),
+            Source::Stdin(stdin) => stdin.read(buf),
+        }
+    }
+}
+
+impl std::os::fd::AsFd for Source {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self {
+            Source::File(file) => file.as_fd(),
+            Source::Stdin(stdin) => stdin.as_fd(),
+        }
     }
 }
 
@@ -72,7 +102,7 @@ pub(crate) fn each_chunk(
 pub(crate) struct Watch<'a> {
     /// The read end of tcrunner's signal pipe ([`crate::process::listen_for_signals`]).
     pub signals: Option<std::os::fd::BorrowedFd<'a>>,
-    /// How long to wait for input before calling `idle`.
+    /// How long to wait for input before `take` is told none came.
     pub tick: std::time::Duration,
 }
 
@@ -85,25 +115,12 @@ pub(crate) fn each_chunk_watching(
     mut take: impl FnMut(Option<&[u8]>) -> Result<(), StreamError>,
 ) -> Result<Option<i32>, StreamError> {
     use rustix::event::{PollFd, PollFlags, Timespec};
-    use std::os::fd::AsFd;
-    let opened;
-    let stdin = io::stdin();
-    let (input, name) = match file {
-        Some(path) => {
-            opened = File::open(path).map_err(|source| StreamError::Open {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            (opened.as_fd(), path.display().to_string())
-        }
-        None => (stdin.as_fd(), "standard input".to_owned()),
-    };
+    let (mut input, name) = open(file)?;
     let tick = Timespec {
         tv_sec: watch.tick.as_secs() as i64,
         tv_nsec: i64::from(watch.tick.subsec_nanos()),
     };
-    let mut first = true;
-    let mut buf = vec![0; CHUNK];
+    let mut reader = ChunkReader::new(&name);
     loop {
         let mut fds = vec![PollFd::new(&input, PollFlags::IN)];
         if let Some(signals) = &watch.signals {
@@ -123,7 +140,11 @@ pub(crate) fn each_chunk_watching(
                 })
             }
         }
-        if fds.get(1).is_some_and(|fd| !fd.revents().is_empty()) {
+        let (input_ready, signalled) = (
+            !fds[0].revents().is_empty(),
+            fds.get(1).is_some_and(|fd| !fd.revents().is_empty()),
+        );
+        if signalled {
             let mut byte = [0u8; 1];
             let signal = watch
                 .signals
@@ -134,24 +155,18 @@ pub(crate) fn each_chunk_watching(
                 return Ok(signal);
             }
         }
-        if fds[0].revents().is_empty() {
-            continue;
-        }
-        let n = match rustix::io::read(input, &mut buf) {
-            Ok(0) => return Ok(None),
-            Ok(n) => n,
-            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => continue,
-            Err(e) => {
-                return Err(StreamError::Read {
-                    name,
-                    source: e.into(),
-                })
+        if input_ready {
+            // Standard input's own buffer is passed by: reads of a chunk
+            // are longer than it, so nothing waits there unseen by `poll`.
+            match reader.read(&mut input) {
+                Ok(Some(chunk)) => take(Some(chunk))?,
+                Ok(None) => return Ok(None),
+                // A standard input left non-blocking: wait for it again.
+                Err(StreamError::Read { source, .. })
+                    if source.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
             }
-        };
-        if std::mem::take(&mut first) && is_utf16(&buf[..n]) {
-            return Err(StreamError::Utf16 { name });
         }
-        take(Some(&buf[..n]))?;
     }
 }
 
@@ -161,27 +176,50 @@ pub(crate) fn chunks(
     name: &str,
     mut take: impl FnMut(&[u8]) -> Result<(), StreamError>,
 ) -> Result<(), StreamError> {
-    let mut buf = vec![0; CHUNK];
-    let mut first = true;
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(source) => {
-                return Err(StreamError::Read {
-                    name: name.to_owned(),
-                    source,
-                })
+    let mut reader = ChunkReader::new(name);
+    while let Some(chunk) = reader.read(&mut input)? {
+        take(chunk)?;
+    }
+    Ok(())
+}
+
+/// Reads a stream a chunk at a time, refusing UTF-16 at its start.
+struct ChunkReader<'a> {
+    name: &'a str,
+    buf: Vec<u8>,
+    first: bool,
+}
+
+impl<'a> ChunkReader<'a> {
+    fn new(name: &'a str) -> Self {
+        ChunkReader {
+            name,
+            buf: vec![0; CHUNK],
+            first: true,
+        }
+    }
+
+    /// The next chunk of `input`; `None` at its end.
+    fn read(&mut self, input: &mut impl Read) -> Result<Option<&[u8]>, StreamError> {
+        let n = loop {
+            match input.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    return Err(StreamError::Read {
+                        name: self.name.to_owned(),
+                        source,
+                    })
+                }
             }
         };
         // Service messages are ASCII: UTF-16 would be read as text alone.
-        if std::mem::take(&mut first) && is_utf16(&buf[..n]) {
+        if std::mem::take(&mut self.first) && is_utf16(&self.buf[..n]) {
             return Err(StreamError::Utf16 {
-                name: name.to_owned(),
+                name: self.name.to_owned(),
             });
         }
-        take(&buf[..n])?;
+        Ok((n > 0).then_some(&self.buf[..n]))
     }
 }
 
