@@ -340,6 +340,16 @@ fn samples() -> PathBuf {
     }
 }
 
+/// `tcrunner view` of `stream`, written to a file of its own (`label` in
+/// its name) and removed after: the exit code and what it showed.
+fn view_stream(label: &str, stream: &str) -> (i32, String) {
+    let file = std::env::temp_dir().join(util::unique(label));
+    std::fs::write(&file, stream).unwrap();
+    let shown = view(&file, "never");
+    let _ = std::fs::remove_file(&file);
+    shown
+}
+
 /// `tcrunner view FILE --color COLOR`: its exit code and output.
 fn view(file: &Path, color: &str) -> (i32, String) {
     let out = util::output(util::tcrunner(&["view", "--color", color]).arg(file));
@@ -479,11 +489,8 @@ fn view_keeps_a_verdict_whose_test_never_finished() {
         "##teamcity[testIgnored name='b' message='skip it']\n",
         "##teamcity[testSuiteFinished name='s']\n",
     );
-    let file = std::env::temp_dir().join(util::unique("view-unfinished"));
-    std::fs::write(&file, stream).unwrap();
-    let (code, out) = view(&file, "never");
+    let (code, out) = view_stream("view-unfinished", stream);
     let (_, checked) = util::check(stream.as_bytes());
-    let _ = std::fs::remove_file(&file);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains("FAILED s > a\n\n  boom\n\n  the trace\n"),
@@ -509,10 +516,7 @@ fn view_reads_a_saved_teamcity_build_log() {
         "[10:00:02]i:\t [Step 1/1] ##teamcity[testFinished name='t.py::test_one' flowId='7']\n",
         "[10:00:02]i:\t [Step 1/1] ##teamcity[testSuiteFinished name='t.py' flowId='7']\n",
     );
-    let file = std::env::temp_dir().join(util::unique("view-build-log"));
-    std::fs::write(&file, log).unwrap();
-    let (code, out) = view(&file, "never");
-    let _ = std::fs::remove_file(&file);
+    let (code, out) = view_stream("view-build-log", log);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.starts_with("[10:00:00] : Step 1/1: pytest\n  FAIL "),
@@ -536,9 +540,8 @@ fn durations_too_large_to_add_are_taken() {
         "##teamcity[testStarted name='b']\n",
         "##teamcity[testFinished name='b' duration='1e300']\n",
     );
+    let (code, text) = view_stream("huge-durations", stream);
     let file = std::env::temp_dir().join(util::unique("huge-durations"));
-    std::fs::write(&file, stream).unwrap();
-    let (code, text) = view(&file, "never");
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("PASSED 2 passed in "), "{text}");
     // 20,000 tests of a little under 1e15 ms, the most a report's time is
@@ -572,7 +575,7 @@ fn durations_too_large_to_add_are_taken() {
     assert!(std::fs::read_to_string(&junit)
         .unwrap()
         .contains("<testsuites"));
-    for path in [&file, &report, &json, &junit] {
+    for path in [&report, &json, &junit] {
         let _ = std::fs::remove_file(path);
     }
 }
@@ -785,16 +788,12 @@ fn collect_only_counts_what_was_collected() {
 /// but the view's own colours and line ends.
 #[test]
 fn names_reach_the_terminal_without_their_control_characters() {
-    let stream = std::env::temp_dir().join(util::unique("view-controls"));
-    std::fs::write(
-        &stream,
+    let (code, out) = view_stream(
+        "view-controls",
         "##teamcity[testStarted name='clears \x1b[2J|rthe screen']\n\
          ##teamcity[testFailed name='clears \x1b[2J|rthe screen' message='no']\n\
          ##teamcity[testFinished name='clears \x1b[2J|rthe screen']\n",
-    )
-    .unwrap();
-    let (code, out) = view(&stream, "never");
-    std::fs::remove_file(&stream).unwrap();
+    );
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(r"clears \x1b[2J\rthe screen"), "{out}");
     assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
@@ -816,20 +815,16 @@ fn a_diff_of_values_cut_short_says_so() {
             .collect::<Vec<_>>()
             .join("|n")
     };
-    let stream = std::env::temp_dir().join(util::unique("view-long-diff"));
-    std::fs::write(
-        &stream,
-        format!(
+    let (code, out) = view_stream(
+        "view-long-diff",
+        &format!(
             "##teamcity[testStarted name='t']\n\
              ##teamcity[testFailed name='t' message='m' type='comparisonFailure' expected='{}' actual='{}']\n\
              ##teamcity[testFinished name='t']\n",
             lines(usize::MAX),
             lines(2500)
         ),
-    )
-    .unwrap();
-    let (code, out) = view(&stream, "never");
-    std::fs::remove_file(&stream).unwrap();
+    );
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("- expected  + actual"), "{out}");
     assert!(

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tcrunner_protocol::{ParseEvent, Parser};
-use util::{node_modules, tcrunner, Project, Tcrunner};
+use util::{node_modules, tcrunner, Project, Run, Tcrunner};
 
 const LIMIT: Duration = Duration::from_secs(180);
 
@@ -634,6 +634,17 @@ fn files_are_whole_and_truthful_after_a_crash() {
     assert_eq!(xml.matches(&property).count(), 1, "{xml}");
 }
 
+/// The files' run of `file`, whose tests find the files' folder in
+/// `RESULT_DIR`, with `--json` there too.
+fn run_touching_the_files(project: &Project, dir: &Path, file: &str) -> Run {
+    fault_run(project, dir)
+        .arg("--json")
+        .arg(dir.join("result.json"))
+        .env("RESULT_DIR", dir)
+        .args(["--path", file])
+        .run(LIMIT)
+}
+
 /// A test that replaces the files' temporary twins in their folder (one a
 /// sandboxed run may write, `--writable`) forges nothing: what tcrunner
 /// wrote goes in place, not what bears the temporary name at the end.
@@ -653,12 +664,7 @@ fn files_replaced_while_the_run_goes_on_are_tcrunners_at_the_end() {
          \x20           f.write('FOR' + 'GED')\n\
          \x20   assert False, 'really failed'\n",
     );
-    let run = fault_run(&project, &dir)
-        .arg("--json")
-        .arg(dir.join("result.json"))
-        .env("RESULT_DIR", &dir)
-        .args(["--path", "test_swaps.py"])
-        .run(LIMIT);
+    let run = run_touching_the_files(&project, &dir, "test_swaps.py");
     run.assert_code(1);
     let doc = assert_files_after(&run, &dir, "swapped");
     assert_eq!(by_name(&doc, "test_swaps")["status"], "failed");
@@ -684,12 +690,7 @@ fn files_whose_folder_a_test_removed_are_written_all_the_same() {
          def test_after():\n\
          \x20   pass\n",
     );
-    let run = fault_run(&project, &dir)
-        .arg("--json")
-        .arg(dir.join("result.json"))
-        .env("RESULT_DIR", &dir)
-        .args(["--path", "test_cleans_up.py"])
-        .run(LIMIT);
+    let run = run_touching_the_files(&project, &dir, "test_cleans_up.py");
     run.assert_code(0);
     let doc = assert_files_after(&run, &dir, "folder removed");
     assert_eq!(by_name(&doc, "test_after")["status"], "passed");
