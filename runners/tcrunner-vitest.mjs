@@ -338,7 +338,21 @@ export default class TcrunnerVitestReporter {
   }
 
   onTestModuleEnd(module) {
-    if (this.sink) this.endModule(module);
+    if (!this.sink) return;
+    // A test that started and is still running when vitest ends its file
+    // never gets a result (vitest 3 and 4 leave a benchmark that throws
+    // that way): it ends here, with what vitest said of the file.
+    const tests = module.children && typeof module.children.allTests === 'function' ? module.children.allTests() : [];
+    for (const test of tests) {
+      const node = this.nodes.get(test.id);
+      if (!node || !node.started || node.done || test.result().state !== 'pending') continue;
+      const errors = typeof module.errors === 'function' ? module.errors() : [];
+      const failure = errors.length
+        ? describeErrors(errors)
+        : { outcome: 'error', message: `vitest ended ${path.basename(module.moduleId)} without a result for this test`, details: '' };
+      this.finishTest(test, node, { state: 'failed', errors: [] }, undefined, failure);
+    }
+    this.endModule(module);
   }
 
   onUserConsoleLog(log) {
@@ -498,7 +512,7 @@ export default class TcrunnerVitestReporter {
     return out;
   }
 
-  finishTest(test, node, result, hookErrors) {
+  finishTest(test, node, result, hookErrors, failure) {
     node.done = true;
     this.victims.delete(test.id);
     const out = this.takeOutput(node);
@@ -506,7 +520,9 @@ export default class TcrunnerVitestReporter {
     const event = { ev: 'finished', id: node.id, outcome: 'passed', duration_ms: wholeMs(diagnostic && diagnostic.duration) };
     const mode = test.options && test.options.mode;
     const retries = (diagnostic && diagnostic.retryCount) || 0;
-    if (hookErrors) {
+    if (failure) {
+      Object.assign(event, failure);
+    } else if (hookErrors) {
       Object.assign(event, describeErrors(hookErrors));
     } else if (result.state === 'failed') {
       Object.assign(event, describeErrors(result.errors || [], retries > 0));

@@ -733,7 +733,9 @@ fn a_snapshot_vitest_did_not_write_is_a_failure_with_no_expected_value() {
 /// `-- bench` runs vitest's benchmarks, once, and not the tests: each
 /// benchmark is a test of the tree. One that throws fails its file under
 /// vitest 3 and 4, as their own report has it, and its test under vitest 5,
-/// where a benchmark is a test that runs the `bench` fixture.
+/// where a benchmark is a test that runs the `bench` fixture. vitest 3 and 4
+/// end a file whose benchmark outside any describe block throws with that
+/// benchmark still running: it fails, named.
 #[test]
 fn vitest_bench_runs_the_benchmarks_once() {
     for name in ["vitest3", "vitest4", "vitest5"] {
@@ -741,6 +743,28 @@ fn vitest_bench_runs_the_benchmarks_once() {
         if name == "vitest5" {
             let v5 = project.path().join("v5/sum.bench.mjs");
             std::fs::copy(v5, project.path().join("sum.bench.mjs")).unwrap();
+            std::fs::remove_file(project.path().join("top.bench.mjs")).unwrap();
+        } else {
+            let found = tests_by_path(&run_in(project.path(), name, &["--", "bench"]).1);
+            let verdict = |key: &str| {
+                found
+                    .get(key)
+                    .map(|t| (t.verdict.as_str(), t.message.as_deref()))
+            };
+            assert_eq!(
+                verdict("top.bench.mjs > alone"),
+                Some(("passed", None)),
+                "{name}: {found:?}"
+            );
+            assert_eq!(
+                verdict("top.bench.mjs > alone, throwing"),
+                Some((
+                    "error",
+                    Some("vitest ended top.bench.mjs without a result for this test")
+                )),
+                "{name}: {found:?}"
+            );
+            std::fs::remove_file(project.path().join("top.bench.mjs")).unwrap();
         }
         let (code, stream) = run_in(project.path(), name, &["--", "bench"]);
         assert_eq!(code, 1, "{name}");
