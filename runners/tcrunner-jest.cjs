@@ -33,9 +33,10 @@
 //! Obsolete snapshots, which fail jest's run with every test passed, are an
 //! error `log` naming them. `jest.retryTimes` runs a failed test again after
 //! the rest of its block: in a file that (or whose setup files) call it, a
-//! failure is held until the test starts again (the attempt's failure then
-//! goes to its stderr) or the file ends, so a test is one node with its last
-//! attempt's verdict.
+//! failure is held until the test's next result (a retry's, by jest's count
+//! of its runs; the attempt's failure then goes to its stderr) or the file
+//! ends, so a test is one node with its last attempt's verdict. Tests of one
+//! name are told apart at the file's end by verdict and duration.
 
 const fs = require('fs');
 const path = require('path');
@@ -49,6 +50,19 @@ const ERROR_CONSOLE = new Set(['error', 'warn', 'assert', 'trace']);
 
 /** JetBrains JS locationHint path: parts joined by `.`. */
 const locationPath = (parts) => parts.map((p) => escapePart(String(p))).join('.');
+
+/**
+ * Which of the finished tests `entries` (of one name) is the one `result`
+ * of the file's report tells of: the same verdict, and the same duration
+ * where several have it (tests of one name run concurrently end out of
+ * order). A failure the live stream did not have is jest 30's late error
+ * of a test it reported passed. A test that never ran is none of them.
+ */
+function sameRun(entries, result) {
+  const same = entries.filter((e) => e.status === result.status);
+  return same.find((e) => e.duration === result.duration) || same[0]
+    || (result.status === 'failed' ? entries.find((e) => e.status === 'passed') : undefined);
+}
 
 /** The text before the first stack frame, without trailing blank lines. */
 function messageOf(text) {
@@ -238,17 +252,10 @@ class TcrunnerJestReporter {
     const running = this._runningFiles(test);
     if (running.length !== 1) return; // a file several projects run at once: reported at its end
     const file = running[0];
-    const held = (file.live.get(JSON.stringify([...(info.ancestorTitles || []), info.title])) || [])
-      .find((e) => e.held && !e.finished);
-    if (held) {
-      // jest runs it again (`jest.retryTimes`): the held failure was an attempt.
-      const failure = describeFailure(held.held, this._rootDir);
-      held.attempts = (held.attempts || 1) + 1;
-      const text = `Attempt ${held.attempts - 1} failed: ${failure.message}\n${failure.details || ''}\n`;
-      held.held = null;
-      this._sink.send({ ev: 'output', id: held.id, stream: 'stderr', text });
-      return;
-    }
+    // jest runs a held test again (`jest.retryTimes`): it is still running.
+    // Only its result tells that apart from another test of the same name.
+    const key = JSON.stringify([...(info.ancestorTitles || []), info.title]);
+    if ((file.live.get(key) || []).some((e) => e.held && !e.finished)) return;
     const line = file.lineOf(info.title);
     const out = [];
     const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line }, out);
@@ -260,15 +267,29 @@ class TcrunnerJestReporter {
   onTestCaseResult(test, result) {
     if (!this._sink) return;
     const key = JSON.stringify([...result.ancestorTitles, result.title]);
-    // Results come in start order, so the first started-unfinished one is it.
-    const open = (file) => (file.live.get(key) || []).find((e) => e.started && !e.finished);
+    // A retry's result (jest counts the runs) is its held test's; any other
+    // is the first started-unfinished test's, as results come in start order.
+    const retry = result.invocations > 1;
+    const open = (file) => (file.live.get(key) || []).find((e) => e.started && !e.finished && !e.held === !retry);
     let running = this._runningFiles(test);
     if (running.length > 1) running = running.filter(open);
     if (running.length !== 1) return; // a file several projects run at once: reported at its end
     const file = running[0];
     const out = [];
     let entry = open(file);
-    if (!entry) entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
+    if (entry && entry.held) {
+      // The held failure was an attempt.
+      const failure = describeFailure(entry.held, this._rootDir);
+      entry.attempts = (entry.attempts || 1) + 1;
+      const text = `Attempt ${entry.attempts - 1} failed: ${failure.message}\n${failure.details || ''}\n`;
+      entry.held = null;
+      out.push({ ev: 'output', id: entry.id, stream: 'stderr', text });
+    }
+    if (!entry) {
+      entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
+      entry.started = true;
+      out.push({ ev: 'started', id: entry.id });
+    }
     if (result.status === 'failed' && this._mayRetry(test, file)) {
       // Held until jest runs the test again or the file ends: a test that
       // passes on a retry is one passed test, as jest counts it.
@@ -333,8 +354,9 @@ class TcrunnerJestReporter {
       const key = JSON.stringify([...result.ancestorTitles, result.title]);
       const entries = file.live.get(key) || [];
       const line = result.location ? result.location.line : undefined;
-      const match = entries.find((e) => e.finished && !e.reconciled && (e.line === undefined || line === undefined || e.line === line))
-        || entries.find((e) => e.finished && !e.reconciled);
+      const done = entries.filter((e) => e.finished && !e.reconciled);
+      const match = sameRun(done.filter((e) => e.line === undefined || line === undefined || e.line === line), result)
+        || sameRun(done, result);
       const unfinished = !match && entries.find((e) => e.started && !e.finished && !e.reconciled);
       if (unfinished) {
         unfinished.reconciled = true;
@@ -494,6 +516,7 @@ class TcrunnerJestReporter {
   _finish(entry, result, out) {
     entry.finished = true;
     entry.status = result.status;
+    entry.duration = result.duration;
     if (entry.line === undefined && result.location) entry.line = result.location.line;
     const event = { ev: 'finished', id: entry.id, outcome: 'passed', duration_ms: wholeMs(result.duration) };
     switch (result.status) {

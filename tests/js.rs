@@ -1108,6 +1108,54 @@ fn a_jest_test_that_passes_on_a_retry_is_one_passed_test() {
     }
 }
 
+/// Tests of one name in one block are each their own test, as jest counts
+/// them: a skipped one was the verdict of the one that ran, a second test
+/// was taken for a retry of a first that jest ran again, and two
+/// concurrent ones that ended in the other order were three.
+#[test]
+fn jest_tests_of_one_name_are_counted_as_jest_counts_them() {
+    for name in ["jest29", "jest30"] {
+        let (project, stream) = failing_run("jest-same-names", name);
+        let report = project.path().join("jest.json");
+        let bare = std::process::Command::new("node")
+            .current_dir(project.path())
+            .args(["node_modules/jest/bin/jest.js", "--json", "--outputFile"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(bare.status.code(), Some(1), "{name}");
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        let mut want = Vec::new();
+        for file in report["testResults"].as_array().unwrap() {
+            let path = Path::new(file["name"].as_str().unwrap());
+            let file_name = path.file_name().unwrap().to_string_lossy();
+            for test in file["assertionResults"].as_array().unwrap() {
+                let mut parts = vec![file_name.to_string()];
+                for title in test["ancestorTitles"].as_array().unwrap() {
+                    parts.push(title.as_str().unwrap().to_owned());
+                }
+                parts.push(test["title"].as_str().unwrap().to_owned());
+                let verdict = match test["status"].as_str().unwrap() {
+                    "passed" => "passed",
+                    "failed" => "failed",
+                    _ => "ignored",
+                };
+                want.push((parts.join(" > "), verdict.to_owned()));
+            }
+        }
+        want.sort();
+        assert_eq!(want.len(), 8, "{name}: {want:?}");
+        // ` #2` tells a second test of one name apart.
+        let mut got: Vec<(String, String)> = verdicts(&stream)
+            .into_iter()
+            .map(|(key, verdict)| (key.trim_end_matches(" #2").to_owned(), verdict))
+            .collect();
+        got.sort();
+        assert_eq!(got, want, "{name}: {}", String::from_utf8_lossy(&stream));
+    }
+}
+
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
 /// A test failed on every attempt took its message from the first; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one
