@@ -12,7 +12,9 @@ How pytest maps to the tree (JetBrains' mapping, pycharm-and-teamcity-protocol
 - A test is finished once, after its teardown, with the verdict of all three
   phases folded together: a teardown failure after a passed call makes the test
   itself an ``error`` (teamcity-messages reports a separate ``<id>_teardown``
-  test after the real one already passed; junitxml marks the test case).
+  test after the real one already passed; junitxml marks the test case); a
+  teardown that skips (or an xfail test's teardown that raises) after a
+  failure leaves the failure the verdict.
 - A collector that fails (import error) or is skipped (module-level skip) has no
   items; it is reported as a test ``<nodeid>::<collection>`` of its own.
 - An INTERNALERROR (a plugin's or conftest's hook raised) is a top-level test
@@ -622,6 +624,12 @@ class _Reporter(_Plugin):
                         run.outcome = "xpass"
                         run.message = _xfail_reason(report.wasxfail)
             elif outcome == "skipped":
+                if run.outcome in ("failed", "error"):
+                    # A teardown that skips (or an xfail test's teardown that
+                    # raised) after a failure: the failure stays the verdict.
+                    if when != "call":
+                        self._finish(node_id, run)
+                    return
                 if hasattr(report, "wasxfail"):
                     run.outcome = "xfail"
                     run.message = _xfail_reason(report.wasxfail)

@@ -946,6 +946,36 @@ fn a_file_outside_the_rootdir_keeps_its_place_in_the_tree() {
 
 const EDGES: &str = "pytest-edges";
 
+/// A teardown that skips (a fixture's `pytest.skip`, unittest's `skipTest`
+/// in `tearDown`), or an xfail test's teardown that raises, after the test
+/// failed: pytest reports the failure and then a skip, and the run fails.
+/// The skip was taken as the verdict: every failure shown skipped, and the
+/// run's exit 1 blamed on pytest.
+#[test]
+fn a_teardown_that_skips_after_a_failure_keeps_the_failure() {
+    let run = run_edge("test_teardown_skips.py", &[]);
+    run.assert_code(1);
+    let verdicts: Vec<(String, String)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(key, outcome)| (key, outcome.verdict))
+        .collect();
+    let file = "test_teardown_skips.py";
+    let want = [
+        ("TestUnittest > test_fails_then_teardown_skips", "failed"),
+        ("test_fails_then_teardown_skips", "failed"),
+        ("test_passes_then_teardown_skips", "ignored"),
+        ("test_setup_fails_then_cleanup_skips", "error"),
+        ("test_strict_xfail_passes_then_teardown_breaks", "failed"),
+    ]
+    .map(|(test, verdict)| (format!("{file} > {test}"), verdict.to_owned()));
+    assert_eq!(verdicts, want, "{}", run.describe());
+    assert!(
+        !run.stderr.contains("though no test failed"),
+        "{}",
+        run.describe()
+    );
+}
+
 /// Runs one file of tests/fixtures/pytest-edges with pytest 9; returns the
 /// finished run after checking its stream is clean.
 fn run_edge(file: &str, args: &[&str]) -> util::Run {
