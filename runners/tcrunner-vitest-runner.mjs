@@ -138,7 +138,8 @@ export default class TcrunnerVitestRunner extends VitestRunner {
 
   /**
    * Queues tasks, and sends the queue now or, within GATHER_MS of the last
-   * send, when that has passed. A task goes with its result as it is then.
+   * send, when that has passed. A task goes with its result as it is then,
+   * a test that has not ended as running.
    */
   tcrunnerSend(tasks) {
     for (const task of tasks) if (!this.tcrunnerQueue.has(task.id)) this.tcrunnerQueue.set(task.id, task);
@@ -156,7 +157,13 @@ export default class TcrunnerVitestRunner extends VitestRunner {
     if (this.tcrunnerTimer) realClearTimeout(this.tcrunnerTimer);
     this.tcrunnerTimer = null;
     if (!this.tcrunnerQueue.size) return;
-    const packs = [...this.tcrunnerQueue.values()].map((task) => [task.id, unparsed(task.result), task.meta]);
+    // A test still running goes as running: vitest marks it passed when its
+    // body returns, before its `afterEach` hooks run, which may still fail it.
+    const packs = [...this.tcrunnerQueue.values()].map((task) => {
+      const running = this.tcrunnerRunning.has(task) && !this.tcrunnerEnded.has(task);
+      const result = running && task.result ? { ...task.result, state: 'run' } : task.result;
+      return [task.id, unparsed(result), task.meta];
+    });
     this.tcrunnerQueue.clear();
     this.tcrunnerLastSend = clock();
     // Fire and forget: vitest's own updates, which it awaits, carry the same

@@ -1156,6 +1156,56 @@ fn jest_tests_of_one_name_are_counted_as_jest_counts_them() {
     }
 }
 
+/// An `afterEach` that waits and then fails the test or writes: vitest
+/// marks a test passed when its body returns, before the hook runs. A start
+/// our runner sent while the hook waited carried that verdict: the test
+/// was finished passed, the hook's failure lost and its output given to
+/// the block.
+#[test]
+fn a_vitest_after_each_that_waits_still_fails_its_test_and_writes_in_it() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let project = case_project("vitest-after-each", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        assert_eq!(found.len(), 6, "{name}: {found:?}");
+        for (path, test) in &found {
+            let test_name = path.rsplit(" > ").next().unwrap();
+            let want = if test_name.ends_with("fails") {
+                Some(format!("Error: afterEach broke {test_name}"))
+            } else {
+                None
+            };
+            assert_eq!(test.message, want, "{name}: {path}");
+        }
+        let names: std::collections::HashMap<String, String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testStarted")
+            .map(|m| {
+                (
+                    m.get("nodeId").unwrap().to_owned(),
+                    m.get("name").unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let mut written: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testStdOut")
+            .map(|m| {
+                let test = names
+                    .get(m.get("nodeId").unwrap())
+                    .map_or("(not a test)", |n| n);
+                format!("{test}: {}", m.get("out").unwrap().trim_end())
+            })
+            .collect();
+        written.sort();
+        let mut want: Vec<String> = names.values().map(|n| format!("{n}: after {n}")).collect();
+        want.sort();
+        assert_eq!(written, want, "{name}");
+    }
+}
+
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
 /// A test failed on every attempt took its message from the first; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one
