@@ -120,10 +120,14 @@ impl Case {
             duration_ms: self.duration_ms,
             ..TestResult::default()
         };
-        if let Some(failure) = self.failure.take() {
+        // All three taken, whichever is the verdict: none is left for the
+        // next case (a skip in the body, then an error in the teardown).
+        let (failure, error, skipped) =
+            (self.failure.take(), self.error.take(), self.skipped.take());
+        if let Some(failure) = failure {
             result.outcome = Outcome::Failed;
             let (message, mut details) = describe(*failure);
-            if let Some(error) = self.error.take() {
+            if let Some(error) = error {
                 // Never two verdicts: a teardown error after a failure is context.
                 let (error_message, error_details) = describe(*error);
                 for part in [error_message, error_details].into_iter().flatten() {
@@ -131,10 +135,10 @@ impl Case {
                 }
             }
             (result.message, result.details) = (message, details);
-        } else if let Some(error) = self.error.take() {
+        } else if let Some(error) = error {
             result.outcome = Outcome::Error;
             (result.message, result.details) = describe(*error);
-        } else if let Some(skipped) = self.skipped.take() {
+        } else if let Some(skipped) = skipped {
             let xfail = skipped.kind.as_deref() == Some(PYTEST_XFAIL);
             result.outcome = if xfail {
                 Outcome::Xfail

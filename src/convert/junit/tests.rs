@@ -1278,3 +1278,35 @@ fn blocks_of_output_end_their_lines() {
         ["case out\n", "case err\n", "suite out\n", "suite err\n"]
     );
 }
+
+/// pytest writes a test that skipped in its body and then failed in its
+/// teardown as one case with a `<skipped>` and an `<error>`: it is an error,
+/// and its skip is not the next case's.
+#[test]
+fn a_case_skipped_then_broken_leaves_nothing_to_the_next() {
+    let xml = br#"<testsuite name="pytest">
+<testcase classname="test_td" name="test_skip_then_teardown"><skipped type="pytest.skip" message="skipped in body">test_td.py:14: skipped in body</skipped><error message="failed on teardown with &quot;RuntimeError: boom&quot;">RuntimeError: boom</error></testcase>
+<testcase classname="test_td" name="test_xfail"><skipped type="pytest.xfail" message="known bug" /></testcase>
+<testcase classname="test_td" name="test_skip"><skipped type="pytest.skip" message="its own reason" /></testcase>
+<testcase classname="test_td" name="test_passes" />
+</testsuite>"#;
+    let events = events_of(|out| read(&xml[..], out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let verdict = |name| {
+        let result = result_of(&events, &nodes, name);
+        (result.outcome, result.message.as_deref())
+    };
+    assert_eq!(
+        verdict("test_skip_then_teardown"),
+        (
+            Outcome::Error,
+            Some("failed on teardown with \"RuntimeError: boom\"")
+        )
+    );
+    assert_eq!(verdict("test_xfail"), (Outcome::Xfail, Some("known bug")));
+    assert_eq!(
+        verdict("test_skip"),
+        (Outcome::Skipped, Some("its own reason"))
+    );
+    assert_eq!(verdict("test_passes"), (Outcome::Passed, None));
+}
