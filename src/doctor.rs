@@ -10,8 +10,8 @@ use std::process::Command;
 use crate::cli::RawDoctor;
 use crate::exit;
 use crate::frameworks::{
-    self, broken_venv, find_package, install_hint, node_version, pip_install, python_for,
-    upgrade_hint, FrameworkName,
+    self, broken_venv, find_package, install_hint, node_version, pip_install, pytest_ini_value,
+    python_for, upgrade_hint, FrameworkName,
 };
 
 /// Why the doctor could not look.
@@ -128,51 +128,6 @@ pub(crate) fn run(config: &RawDoctor, mut out: impl Write) -> Result<i32, Doctor
     })
 }
 
-/// The `minversion` of the file pytest takes its configuration from, in
-/// pytest's order of them, with the file's name: a pytest older than it
-/// refuses to start.
-fn minversion(project: &Path) -> Option<(String, String)> {
-    const FILES: &[(&str, &[&str])] = &[
-        ("pytest.toml", &["[pytest]"]),
-        (".pytest.toml", &["[pytest]"]),
-        ("pytest.ini", &["[pytest]"]),
-        (".pytest.ini", &["[pytest]"]),
-        (
-            "pyproject.toml",
-            &["[tool.pytest.ini_options]", "[tool.pytest]"],
-        ),
-        ("tox.ini", &["[pytest]"]),
-        ("setup.cfg", &["[tool:pytest]"]),
-    ];
-    for (name, sections) in FILES {
-        let Ok(text) = std::fs::read_to_string(project.join(name)) else {
-            continue;
-        };
-        let mut inside = false;
-        let mut found_section = name.starts_with("pytest") || name.starts_with(".pytest");
-        for line in text.lines().map(str::trim) {
-            if line.starts_with('[') {
-                inside = sections.contains(&line);
-                found_section |= inside;
-                continue;
-            }
-            let value = line
-                .strip_prefix("minversion")
-                .map(str::trim_start)
-                .and_then(|rest| rest.strip_prefix(['=', ':']));
-            if let (true, Some(value)) = (inside, value) {
-                let value = value.trim().trim_matches(['"', '\'']);
-                return Some(((*name).to_owned(), value.to_owned()));
-            }
-        }
-        // The first file that configures pytest is the one it reads.
-        if found_section {
-            return None;
-        }
-    }
-    None
-}
-
 /// `9.0.2` as `[9, 0, 2]`, for comparing versions; a part's digits only
 /// (`0rc1` is 0).
 fn version_parts(version: &str) -> Vec<u64> {
@@ -283,7 +238,7 @@ fn pytest(project: &Path, python: Option<&Path>, found: &mut Findings) {
                     format!("pytest 8 or later (this is {version})"),
                     pip_install(&python, has_pip, "-U pytest"),
                 );
-            } else if let Some((file, min)) = minversion(project) {
+            } else if let Some((file, min)) = pytest_ini_value(project, "minversion") {
                 if version_parts(version) < version_parts(&min) {
                     found.lack(
                         format!("pytest {min} or later, which {file} asks for with `minversion` (this is {version})"),
@@ -418,21 +373,24 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tcrunner-minversion-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(minversion(&dir), None);
+        assert_eq!(pytest_ini_value(&dir, "minversion"), None);
         std::fs::write(dir.join("setup.cfg"), "[tool:pytest]\nminversion = 7.1\n").unwrap();
-        assert_eq!(minversion(&dir), Some(("setup.cfg".into(), "7.1".into())));
+        assert_eq!(
+            pytest_ini_value(&dir, "minversion"),
+            Some(("setup.cfg".into(), "7.1".into()))
+        );
         std::fs::write(
             dir.join("pyproject.toml"),
             "[project]\nname = 'x'\n[tool.pytest.ini_options]\nminversion = \"8.2\"\n",
         )
         .unwrap();
         assert_eq!(
-            minversion(&dir),
+            pytest_ini_value(&dir, "minversion"),
             Some(("pyproject.toml".into(), "8.2".into()))
         );
         // A pytest.ini comes first, and one without minversion has none.
         std::fs::write(dir.join("pytest.ini"), "[pytest]\naddopts = -q\n").unwrap();
-        assert_eq!(minversion(&dir), None);
+        assert_eq!(pytest_ini_value(&dir, "minversion"), None);
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(version_parts("8.4.2") < version_parts("9.0"));
         assert_eq!(version_parts("9.0"), version_parts("9"));

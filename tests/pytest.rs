@@ -849,6 +849,23 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
     let project = Project::copy("pytest");
     project.write("tests/guide.txt", ">>> 2 * 21\n42\n");
     project.write("src/calc/docstring.py", "\"\"\"\n>>> 1 + 1\n2\n\"\"\"\n");
+    // A package with a function of its own name.
+    project.write(
+        "src/tally/__init__.py",
+        "def tally():\n    \"\"\"\n    >>> tally()\n    1\n    \"\"\"\n    return 1\n\n\n\
+         def add(a, b):\n    \"\"\"\n    >>> add(1, 2)\n    3\n    \"\"\"\n    return a + b\n",
+    );
+    // A test module by the project's `python_files`, as Django's `tests.py`.
+    let config = std::fs::read_to_string(project.path().join("pyproject.toml")).unwrap();
+    project.write(
+        "pyproject.toml",
+        &format!("{config}python_files = [\"test_*.py\", \"checks.py\"]\n"),
+    );
+    project.write(
+        "tests/checks.py",
+        "import unittest\n\n\nclass MathChecks(unittest.TestCase):\n    \
+         def test_add(self):\n        self.assertEqual(1 + 1, 2)\n",
+    );
     let cases = [
         (
             "src/calc/ops.py::calc.ops.add",
@@ -864,6 +881,15 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
         (
             "tests/guide.txt::guide.txt",
             "tests > guide.txt > guide.txt",
+        ),
+        // `tally.add` is the package's doctest, not a test `add` of `tally()`.
+        (
+            "src/tally/__init__.py::tally.add",
+            "src > tally > __init__.py > tally.add",
+        ),
+        (
+            "tests/checks.py::MathChecks.test_add",
+            "tests > checks.py > MathChecks > test_add",
         ),
         // Tests of test modules are no doctests, plain or unittest.
         (

@@ -20,7 +20,10 @@ pub(crate) use environment::apply as apply_environment;
 pub(crate) use js::{
     find_package, install_hint, node_version, too_old, upgrade_hint, Jest, Vitest,
 };
-pub(crate) use pytest::{broken_venv, detect as has_pytest, pip_install, python_for, Pytest};
+pub(crate) use pytest::{
+    broken_venv, detect as has_pytest, ini_value as pytest_ini_value, pip_install, python_for,
+    Pytest,
+};
 
 /// The per-test limit (`--timeout`) for our reporters, in seconds as the
 /// user typed them (`1`, `0.5`). pytest's plugin enforces it with an alarm

@@ -323,8 +323,15 @@ fn defines(project: &Path, file: &str, name: &str) -> bool {
     let Ok(source) = std::fs::read_to_string(project.join(file)) else {
         return false;
     };
+    // Only a class holds tests: a function of the module's name beside a
+    // doctest's dotted name (`pkg/__init__.py::pkg.add`) is no `Class.test`.
+    let keywords: &[&str] = if name[first.len()..].starts_with('.') {
+        &["class "]
+    } else {
+        &["class ", "def ", "async def "]
+    };
     source.lines().any(|line| {
-        ["class ", "def ", "async def "].iter().any(|keyword| {
+        keywords.iter().any(|keyword| {
             line.strip_prefix(keyword)
                 .and_then(|rest| rest.strip_prefix(first))
                 .is_some_and(|rest| rest.starts_with(['(', ':', ' ']))
@@ -333,13 +340,13 @@ fn defines(project: &Path, file: &str, name: &str) -> bool {
 }
 
 /// Whether `names` in `file` name a test rather than an object with a
-/// doctest: the file is a test module by pytest's default `python_files`
-/// (`test_*.py`, `*_test.py`), and the first name is a test by the default
+/// doctest: the file is a test module by the project's `python_files`
+/// (pytest's default `test_*.py`, `*_test.py`), and the first name is a test by the default
 /// `python_functions` and `python_classes` (`test…`, `Test…`) or a class
 /// the file derives from another (a `unittest.TestCase`).
 fn names_a_test(project: &Path, file: &str, names: &str) -> bool {
     let base = file.rsplit('/').next().unwrap_or(file);
-    if !(base.starts_with("test_") || base.ends_with("_test.py")) {
+    if !is_test_module(project, base) {
         return false;
     }
     let first = names.split(['.', ':', '[']).next().unwrap_or(names);
@@ -355,6 +362,72 @@ fn names_a_test(project: &Path, file: &str, names: &str) -> bool {
             .and_then(|rest| rest.strip_prefix('('))
             .is_some_and(|bases| !bases.trim_start().starts_with(')'))
     })
+}
+
+/// The value of `key` in the file pytest takes its configuration from, in
+/// pytest's order of them, with the file's name (`minversion`, one line of
+/// `python_files`; a TOML list as written).
+pub(crate) fn ini_value(project: &Path, key: &str) -> Option<(String, String)> {
+    const FILES: &[(&str, &[&str])] = &[
+        ("pytest.toml", &["[pytest]"]),
+        (".pytest.toml", &["[pytest]"]),
+        ("pytest.ini", &["[pytest]"]),
+        (".pytest.ini", &["[pytest]"]),
+        (
+            "pyproject.toml",
+            &["[tool.pytest.ini_options]", "[tool.pytest]"],
+        ),
+        ("tox.ini", &["[pytest]"]),
+        ("setup.cfg", &["[tool:pytest]"]),
+    ];
+    for (name, sections) in FILES {
+        let Ok(text) = std::fs::read_to_string(project.join(name)) else {
+            continue;
+        };
+        let mut inside = false;
+        let mut found_section = name.starts_with("pytest") || name.starts_with(".pytest");
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                inside = sections.contains(&line);
+                found_section |= inside;
+                continue;
+            }
+            let value = line
+                .strip_prefix(key)
+                .map(str::trim_start)
+                .and_then(|rest| rest.strip_prefix(['=', ':']));
+            if let (true, Some(value)) = (inside, value) {
+                let value = value.trim().trim_matches(['"', '\'']);
+                return Some(((*name).to_owned(), value.to_owned()));
+            }
+        }
+        // The first file that configures pytest is the one it reads.
+        if found_section {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether the file name `base` matches one of the project's
+/// `python_files` patterns (pytest's default `test_*.py *_test.py`).
+fn is_test_module(project: &Path, base: &str) -> bool {
+    let configured = ini_value(project, "python_files").map(|(_, value)| value);
+    let patterns = configured.as_deref().unwrap_or("test_*.py *_test.py");
+    patterns
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|p| p.trim_matches(|c| matches!(c, '"' | '\'' | '[' | ']')))
+        .any(|pattern| !pattern.is_empty() && glob_matches(pattern.as_bytes(), base.as_bytes()))
+}
+
+/// fnmatch's `*` and `?` (no character classes).
+fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|skip| glob_matches(rest, &name[skip..])),
+        Some((b'?', rest)) => !name.is_empty() && glob_matches(rest, &name[1..]),
+        Some((c, rest)) => name.first() == Some(c) && glob_matches(rest, &name[1..]),
+    }
 }
 
 /// Whether `name` (after the `::` of a `.py` file) is a doctest's: pytest
