@@ -79,11 +79,13 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
     if has_config("vitest.config") || has_config("vitest.workspace") {
         return Some(FrameworkName::Vitest);
     }
-    if has_config("jest.config") {
-        return Some(FrameworkName::Jest);
-    }
-    let manifest = std::fs::read_to_string(project.join("package.json")).ok()?;
-    let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
+    let jest_config = has_config("jest.config");
+    let manifest = std::fs::read_to_string(project.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+    let Some(manifest) = manifest else {
+        return jest_config.then_some(FrameworkName::Jest);
+    };
     let mentions = |name: &str| {
         ["dependencies", "devDependencies"]
             .iter()
@@ -94,7 +96,11 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
                     .any(|v| v.as_str().is_some_and(|v| v.contains(name)))
             })
     };
-    if mentions("vitest") {
+    // A jest config left behind by a project that moved to vitest (its
+    // package.json names vitest and not jest) is not the project's.
+    if jest_config && !(mentions("vitest") && !mentions("jest")) {
+        Some(FrameworkName::Jest)
+    } else if mentions("vitest") {
         Some(FrameworkName::Vitest)
     } else if mentions("jest") {
         Some(FrameworkName::Jest)
@@ -911,6 +917,28 @@ fn js_load_failure(id: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jest_config_a_project_left_behind_for_vitest_is_not_its_framework() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-detect-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).unwrap();
+        write("jest.config.cjs", "module.exports = {};\n");
+        assert_eq!(detect(&dir), Some(FrameworkName::Jest), "a config alone");
+        write(
+            "package.json",
+            r#"{"scripts": {"test": "vitest"}, "devDependencies": {"vitest": "^3"}}"#,
+        );
+        assert_eq!(detect(&dir), Some(FrameworkName::Vitest), "vitest declared");
+        write(
+            "package.json",
+            r#"{"devDependencies": {"vitest": "^3", "jest": "^29"}}"#,
+        );
+        assert_eq!(detect(&dir), Some(FrameworkName::Jest), "both declared");
+        write("package.json", r#"{"devDependencies": {"ts-node": "^10"}}"#);
+        assert_eq!(detect(&dir), Some(FrameworkName::Jest), "neither declared");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn vitest_paths_are_named_exactly_unless_one_is_the_project() {
