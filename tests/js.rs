@@ -1206,6 +1206,55 @@ fn a_vitest_after_each_that_waits_still_fails_its_test_and_writes_in_it() {
     }
 }
 
+/// `--path` of a folder that is a vitest project's root: vitest takes a
+/// folder filter relative to each project's root, where `pb/` is `/` and
+/// matches none of its files, so the run found no tests.
+#[test]
+fn a_vitest_projects_root_folder_runs_its_tests() {
+    for name in ["vitest3", "vitest4"] {
+        let project = case_project("vitest-retry", name);
+        std::fs::remove_file(project.path().join("retry.test.js")).unwrap();
+        project.write(
+            "vitest.config.mjs",
+            "export default { test: { projects: [\n  \
+             { test: { name: 'alpha', root: './pa' } },\n  \
+             { test: { name: 'beta', root: './pb' } },\n] } };\n",
+        );
+        let test = "import { test } from 'vitest';\n\ntest('runs', () => {});\n";
+        project.write("pa/one.test.js", test);
+        project.write("pb/one.test.js", test);
+        project.write("pb/inner/two.test.js", test);
+        project.write("pbx/three.test.js", test);
+        for (path, want) in [
+            (
+                "pb",
+                vec![
+                    "[beta] pb/inner/two.test.js > runs",
+                    "[beta] pb/one.test.js > runs",
+                ],
+            ),
+            (
+                "pb/",
+                vec![
+                    "[beta] pb/inner/two.test.js > runs",
+                    "[beta] pb/one.test.js > runs",
+                ],
+            ),
+            ("pb/inner", vec!["[beta] pb/inner/two.test.js > runs"]),
+        ] {
+            let (code, stream) = run_in(project.path(), name, &["--path", path]);
+            assert_eq!(
+                code,
+                0,
+                "{name} {path}: {}",
+                String::from_utf8_lossy(&stream)
+            );
+            let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+            assert_eq!(found, want, "{name} {path}");
+        }
+    }
+}
+
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
 /// A test failed on every attempt took its message from the first; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one

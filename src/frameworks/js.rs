@@ -98,7 +98,7 @@ pub(crate) fn detect(project: &Path) -> Option<FrameworkName> {
     };
     // A jest config left behind by a project that moved to vitest (its
     // package.json names vitest and not jest) is not the project's.
-    if jest_config && !(mentions("vitest") && !mentions("jest")) {
+    if jest_config && (mentions("jest") || !mentions("vitest")) {
         Some(FrameworkName::Jest)
     } else if mentions("vitest") {
         Some(FrameworkName::Vitest)
@@ -337,18 +337,18 @@ fn jest_path_pattern(project: &Path, path: &Path) -> String {
 }
 
 /// vitest's filter for a `--path`: vitest keeps every test file whose path
-/// relative to the project contains it, so a folder ends in `/`, or `src/a`
-/// would also run `src/ab/` and `src/abc.test.ts`. (A file name is still
-/// found inside longer ones: vitest has no exact file filter.)
-fn vitest_path_filter(project: &Path, path: &Path) -> String {
+/// relative to its project's root contains it, or contains the filter made
+/// relative to that root. A folder goes without a final `/`: `pb/` made
+/// relative to a project rooted at `pb` is `/`, which none of its files
+/// holds. `src/a` then also takes `src/ab/`: the reporter narrows vitest's
+/// choice to the paths asked for ([`vitest_exact_paths`]).
+fn vitest_path_filter(path: &Path) -> String {
     let relative = without_cur_dir(path);
     let text = relative.to_string_lossy();
     if text.is_empty() {
         ".".into() // the project itself: every path has a `.`
-    } else if project.join(&relative).is_dir() {
-        format!("{}/", text.trim_end_matches('/'))
     } else {
-        text.into_owned()
+        text.trim_end_matches('/').to_owned()
     }
 }
 
@@ -785,12 +785,7 @@ impl Framework for Vitest {
         // Files and path filters first, as for jest.
         let files = target_files(&plan.targets);
         let mut filters: Vec<String> = files.clone();
-        filters.extend(
-            request
-                .paths
-                .iter()
-                .map(|p| vitest_path_filter(&request.project, p)),
-        );
+        filters.extend(request.paths.iter().map(|p| vitest_path_filter(p)));
         // `-- bench` runs the benchmarks (`vitest bench`) instead of the
         // tests, once, as `run` does.
         let bench = request.raw.first().is_some_and(|a| a == "bench");
@@ -854,12 +849,7 @@ impl Framework for Vitest {
                 "--filesOnly".into(),
                 "--json".into(),
             ];
-            args.extend(
-                request
-                    .paths
-                    .iter()
-                    .map(|p| vitest_path_filter(&request.project, p)),
-            );
+            args.extend(request.paths.iter().map(|p| vitest_path_filter(p)));
             args.extend(request.raw.iter().cloned());
             let text = list(&plan, &args, request, "vitest")?;
             // The JSON array, after whatever vitest printed before it.
@@ -953,7 +943,7 @@ mod tests {
             let request = request(paths);
             let files: Vec<String> = targets.iter().map(|t| (*t).to_owned()).collect();
             let mut filters = files.clone();
-            filters.extend(paths.iter().map(|p| vitest_path_filter(&dir, Path::new(p))));
+            filters.extend(paths.iter().map(|p| vitest_path_filter(Path::new(p))));
             vitest_exact_paths(&request, &files, &filters)
                 .map(|json| serde_json::from_str::<serde_json::Value>(&json).unwrap())
         };
@@ -961,7 +951,7 @@ mod tests {
         let got = exact(&["src/../src/a"], &["b.test.ts"]).unwrap();
         assert_eq!(
             got["filters"],
-            serde_json::json!(["b.test.ts", "src/../src/a/"])
+            serde_json::json!(["b.test.ts", "src/../src/a"])
         );
         let paths: Vec<&str> = got["paths"]
             .as_array()
