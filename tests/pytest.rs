@@ -972,6 +972,33 @@ fn a_file_outside_the_rootdir_keeps_its_place_in_the_tree() {
 
 const EDGES: &str = "pytest-edges";
 
+/// A run whose every module skips itself as it is imported
+/// (`pytest.importorskip`) collected no tests: pytest exits 5, and the run
+/// says it ran none, where it said pytest failed outside any test.
+#[test]
+fn a_run_of_modules_that_all_skip_themselves_ran_no_tests() {
+    let project = Project::copy(EDGES);
+    project.write(
+        "test_optional.py",
+        "import pytest\n\npytest.importorskip('no_such_module_for_tcrunner')\n\n\ndef test_never():\n    pass\n",
+    );
+    let json = project.path().join("result.json");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_optional.py", "--format", "human", "--json"])
+        .arg(&json)
+        .run(Duration::from_secs(120));
+    run.assert_code(5);
+    let result: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let kinds: Vec<&str> = result["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["no_tests"], "{}", run.stderr);
+    assert!(run.text().contains("NO TESTS ran in "), "{}", run.text());
+}
+
 /// A teardown that skips (a fixture's `pytest.skip`, unittest's `skipTest`
 /// in `tearDown`), or an xfail test's teardown that raises, after the test
 /// failed: pytest reports the failure and then a skip, and the run fails.

@@ -199,6 +199,12 @@ pub(crate) trait Framework {
     fn run_failure_code(&self, _code: i32) -> bool {
         false
     }
+    /// Whether exit code `code` is the framework's word that it collected
+    /// no tests (pytest's 5, also where every module skipped itself as it
+    /// was imported). By default no code is.
+    fn no_tests_code(&self, _code: i32) -> bool {
+        false
+    }
     /// Whether exit code `code` says the framework was interrupted and wound
     /// down by itself: tests it left running are stopped, not crashed
     /// under. By default no code says so.

@@ -701,6 +701,10 @@ impl Framework for Pytest {
         matches!(code, 2..=4)
     }
 
+    fn no_tests_code(&self, code: i32) -> bool {
+        code == 5
+    }
+
     /// A KeyboardInterrupt: a test raised it, or a Ctrl-C reached pytest
     /// alone.
     fn interrupted(&self, code: i32) -> bool {

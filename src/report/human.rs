@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use super::failures::{Captured, Failure};
 use super::grading::Groups;
-use super::output::{Opened, Output, TreeEvent};
+use super::output::{Opened, Output, ProblemKind, TreeEvent};
 use super::style::{self, Paint, Style};
 use super::summary::Summary;
 use crate::cli::{HumanConfig, Verbosity};
@@ -77,6 +77,9 @@ pub(crate) struct Human<W: Write> {
     errors: Vec<RunError>,
     /// Tests of a collect-only tree.
     collected: u64,
+    /// The run's end says it collected no tests (pytest's exit 5 where
+    /// every module skipped itself).
+    no_tests: bool,
     /// The file whose test started last, for the status line.
     current: Option<String>,
     /// The status line is on the screen, this many columns wide.
@@ -116,6 +119,7 @@ impl<W: Write> Human<W> {
             failures: Vec::new(),
             errors: Vec::new(),
             collected: 0,
+            no_tests: false,
             current: None,
             status_shown: None,
             last_draw: None,
@@ -476,7 +480,9 @@ impl<W: Write> Human<W> {
             .any(|e| matches!(e, RunError::Log(LogLevel::Error, _)))
         {
             (Paint::Alarm, "ERROR ")
-        } else if self.counts.total() == 0 && self.collected == 0 {
+        } else if self.counts.total() == 0 && self.collected == 0
+            || self.no_tests && self.counts.passed == 0
+        {
             // Nothing passed either: the run exits 5, as pytest's does.
             (Paint::Yellow, "NO TESTS")
         } else {
@@ -593,7 +599,10 @@ impl<W: Write> Output for Human<W> {
                     self.emit()?;
                 }
             }
-            TreeEvent::RunEnded(end) => self.groups.clone_from(&end.groups),
+            TreeEvent::RunEnded(end) => {
+                self.groups.clone_from(&end.groups);
+                self.no_tests = end.errors.iter().any(|e| e.kind == ProblemKind::NoTests);
+            }
             TreeEvent::LiveOutput
             | TreeEvent::TreeEnded
             | TreeEvent::RunStarted(_)

@@ -653,6 +653,16 @@ impl State {
         {
             return Ok(());
         }
+        if self.framework.no_tests_code(code) {
+            // Only skipped modules (pytest's `importorskip` in every one):
+            // the run collected no tests, as it says.
+            let text = format!(
+                "{} ran no tests: none were collected or selected",
+                self.name
+            );
+            self.problem(ProblemKind::NoTests, &text);
+            return tell(pipeline, LogLevel::Warning, text);
+        }
         // Our reporter's own error (jest's obsolete snapshots) is in the
         // stream already: it becomes the run's error without being said twice.
         let said = self.reporter_error.is_some();
