@@ -1454,6 +1454,38 @@ fn a_leaked_process_holding_the_pipes_is_killed_after_the_leak_timeout() {
     );
 }
 
+/// A process that left the framework's process group (`setsid`) is not
+/// killed with it: the run still ends, and says the process was left
+/// running, where it said only that the group was killed.
+#[test]
+fn a_leaked_process_in_a_session_of_its_own_is_said_to_be_left_running() {
+    let project = pytest_project();
+    project.write(
+        "test_own_session.py",
+        "import os, subprocess, sys\n\n\n\
+         def test_starts_a_session_of_its_own():\n    \
+             child = subprocess.Popen(\n        \
+                 [sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True\n    )\n    \
+             with open(os.environ['PID_FILE'], 'w') as f:\n        \
+                 f.write(str(child.pid))\n",
+    );
+    let pid_file = project.path().join("child.pid");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_own_session.py", "--", "-s"])
+        .env("PID_FILE", &pid_file)
+        .run(LIMIT);
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().parse().unwrap();
+    // SAFETY: kill(2) of a pid this test's fixture started.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    assert_sound(&run, 0);
+    assert_contains(
+        &run.stderr,
+        "tcrunner: warning: a process that left pytest's process group (setsid) still holds its output open: it was left running",
+        &run,
+    );
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+}
+
 // --- a live stream ----------------------------------------------------------------------
 
 /// The second test of `file` (`second`) waits (up to 60 s) for the file named by

@@ -174,6 +174,15 @@ impl State {
                     Some(killed)
                         if silent && now >= killed + LEAK_TIMEOUT || now >= killed + LEAK_CAP =>
                     {
+                        let text = format!(
+                            "a process that left {}'s process group (setsid) still holds its output open: it was left running (--sandbox ends every process the tests start)",
+                            self.name
+                        );
+                        note(&format!("warning: {text}"));
+                        pipeline.event(TestEvent::Log {
+                            level: LogLevel::Warning,
+                            text,
+                        })?;
                         return Ok(Ending::Exited);
                     }
                     _ => {}
