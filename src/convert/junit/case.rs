@@ -45,6 +45,9 @@ pub(super) struct Case {
     /// `<testsuite>` and the test's name, as a JSON array, written when
     /// one of them holds ` > ` itself.
     pub(super) titles: Option<String>,
+    /// A tcrunner file's `status` property where the elements do not tell
+    /// it: an unexpected pass (`xpass`) or a placeholder (`todo`).
+    pub(super) status: Option<Outcome>,
     /// How many earlier attempts of this test pytest-rerunfailures reran
     /// (each written as a case of its own before this one).
     pub(super) reruns: u32,
@@ -62,6 +65,7 @@ impl Case {
         self.line = None;
         self.not_run = false;
         self.titles = None;
+        self.status = None;
         self.reruns = 0;
     }
 
@@ -151,6 +155,11 @@ impl Case {
         } else if self.not_run {
             result.outcome = Outcome::Skipped;
         }
+        result.outcome = match (result.outcome, self.status.take()) {
+            (Outcome::Passed, Some(Outcome::Xpass)) => Outcome::Xpass,
+            (Outcome::Skipped, Some(Outcome::Todo)) => Outcome::Todo,
+            (outcome, _) => outcome,
+        };
     }
 }
 

@@ -28,7 +28,7 @@ use super::pytest;
 use super::suites::Suites;
 use crate::convert::common::{Emitter, ReadError};
 use crate::convert::position::Counted;
-use crate::event::Stream;
+use crate::event::{Outcome, Stream};
 
 /// Reads one JUnit XML document, sending events as test cases close.
 pub(crate) fn read<R: BufRead>(input: R, out: &mut Emitter<'_>) -> Result<(), ReadError> {
@@ -269,8 +269,16 @@ impl State {
             (Some(Elem::Other), b"property") if self.suites.is_tcrunner() => {
                 if let Some(case) = &mut self.case {
                     let [name, value] = attrs(e, [b"name", b"value"]);
-                    if name.as_deref() == Some("titles") {
-                        case.titles = value;
+                    match name.as_deref() {
+                        Some("titles") => case.titles = value,
+                        Some("status") => {
+                            case.status = match value.as_deref() {
+                                Some("xpass") => Some(Outcome::Xpass),
+                                Some("todo") => Some(Outcome::Todo),
+                                _ => None,
+                            }
+                        }
+                        _ => {}
                     }
                 }
                 Elem::Other

@@ -1310,3 +1310,20 @@ fn a_case_skipped_then_broken_leaves_nothing_to_the_next() {
     );
     assert_eq!(verdict("test_passes"), (Outcome::Passed, None));
 }
+
+/// tcrunner's own file says in a `status` property what its elements do
+/// not: an unexpected pass, a placeholder. They are read back as such.
+#[test]
+fn a_tcrunner_files_status_property_is_read_back() {
+    let xml = br#"<testsuites name="tcrunner"><testsuite name="test_x.py">
+<testcase classname="test_x" name="test_xpass"><properties><property name="status" value="xpass"/></properties></testcase>
+<testcase classname="test_x" name="test_todo"><properties><property name="status" value="todo"/></properties><skipped message="Todo"/></testcase>
+<testcase classname="test_x" name="test_plain" />
+</testsuite></testsuites>"#;
+    let events = events_of(|out| read(&xml[..], out)).unwrap();
+    let nodes = tests_by_name(&events);
+    let outcome = |name| result_of(&events, &nodes, name).outcome;
+    assert_eq!(outcome("test_xpass"), Outcome::Xpass);
+    assert_eq!(outcome("test_todo"), Outcome::Todo);
+    assert_eq!(outcome("test_plain"), Outcome::Passed);
+}
