@@ -137,7 +137,11 @@ class _Reporter(_Plugin):
         # go there too, so that each test's text stays between its events.
         self.coalesce = None
         capture = config.getoption("capture", "fd")
-        if capture in ("no", "tee-sys"):
+        if config.pluginmanager.getplugin("capturemanager") is None:
+            capture = "no"  # -p no:capture: nothing is captured
+        # Under --capture=sys what tests write to fd 1 (os.write, a child
+        # process) is not captured either: it reaches pytest's stdout live.
+        if capture in ("no", "tee-sys", "sys"):
             writer.to_stdout()
             writer.send({"ev": "live_output"})
         # With -s, and with tee-sys, tests' output already goes live to

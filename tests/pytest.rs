@@ -972,6 +972,41 @@ fn a_file_outside_the_rootdir_keeps_its_place_in_the_tree() {
 
 const EDGES: &str = "pytest-edges";
 
+/// Under `--capture=sys`, or without pytest's capture plugin, what tests
+/// write to fd 1 reaches pytest's stdout live, beside the events sent on a
+/// pipe of their own: read late, a test's text landed in another test.
+/// The events now go to stdout with it, as under `-s`.
+#[test]
+fn fd_writes_stay_in_their_tests_without_fd_capture() {
+    for capture in [["--capture=sys"], ["-pno:capture"]] {
+        let run = run_edge("test_late_reader.py", &[&["--"][..], &capture[..]].concat());
+        run.assert_code(0);
+        let mut running = None;
+        let mut placed = Vec::new();
+        for line in run.text().lines() {
+            if line.starts_with("##teamcity[testStarted ") {
+                running = line
+                    .split("name='")
+                    .nth(1)
+                    .and_then(|r| r.split('\'').next());
+            } else if line.starts_with("##teamcity[testFinished ") {
+                running = None;
+            } else if let Some(writer) = line.strip_prefix("written by ") {
+                placed.push((writer.to_owned(), running.unwrap_or("(no test)").to_owned()));
+            }
+        }
+        let want: Vec<(String, String)> = [
+            ("a", "test_a_stops_the_reader"),
+            ("b", "test_b"),
+            ("c", "test_c"),
+            ("d", "test_d_resumes_the_reader"),
+        ]
+        .map(|(w, t)| (w.to_owned(), t.to_owned()))
+        .into();
+        assert_eq!(placed, want, "{capture:?}: {}", run.describe());
+    }
+}
+
 /// A run whose every module skips itself as it is imported
 /// (`pytest.importorskip`) collected no tests: pytest exits 5, and the run
 /// says it ran none, where it said pytest failed outside any test.
