@@ -152,6 +152,17 @@ function jestVersion(rootDir) {
 const JEST_CHECK = /^expect[.(]|^assert[.(]|^Failing test passed even though it was supposed to fail\./;
 
 /**
+ * The matcher result of one of a test's failures: jest-circus's
+ * `matcherResult`, or under jest-jasmine2 (jest 26's default runner,
+ * `testRunner: 'jest-jasmine2'` later) that of the error it caught.
+ */
+function matcherOf(detail) {
+  if (!detail || typeof detail !== 'object') return undefined;
+  const result = detail.matcherResult || (detail.error && detail.error.matcherResult);
+  return result && typeof result === 'object' ? result : undefined;
+}
+
+/**
  * What a test's failures say: outcome, message, details, expected/actual.
  * An assertion (a `matcherResult` in `failureDetails`, or one of jest's own
  * checks, JEST_CHECK) is `failed`; any other thrown error is `error`.
@@ -159,12 +170,21 @@ const JEST_CHECK = /^expect[.(]|^assert[.(]|^Failing test passed even though it 
 function describeFailure(result, rootDir) {
   const messages = result.failureMessages || [];
   const detailsList = result.failureDetails || [];
-  const matcher = detailsList.map((d) => d && d.matcherResult).find((m) => m && typeof m === 'object');
+  const matcher = detailsList.map(matcherOf).find(Boolean);
   const assertion = matcher || detailsList.some((d) => d && typeof d.message === 'string' && JEST_CHECK.test(d.message));
   const text = messages.length ? messages.join('\n\n') : '';
+  let said = matcher && matcher.message;
+  if (typeof said === 'function') {
+    // jest-circus 26 keeps a matcher's message as the function that makes it.
+    try {
+      said = said();
+    } catch {
+      said = undefined;
+    }
+  }
   const failure = {
     outcome: assertion ? 'failed' : 'error',
-    message: firstParagraph(matcher && matcher.message ? stripAnsi(matcher.message) : messageOf(text)),
+    message: firstParagraph(typeof said === 'string' && said ? stripAnsi(said) : messageOf(text)),
     details: cleanDetails(text),
   };
   if (!failure.message) failure.message = 'Failure cause not provided';
