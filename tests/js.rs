@@ -1255,6 +1255,44 @@ fn a_vitest_projects_root_folder_runs_its_tests() {
     }
 }
 
+/// jest runs a single file with a verbose console, which prints each
+/// `console.log` live, inside its test; pytest's `-s` prints the same way.
+/// That text is the test's stdout in the result files too, where it was
+/// in none of them.
+#[test]
+fn text_printed_inside_the_one_running_test_is_its_output_in_the_result_files() {
+    let project = case_project("jest-retry", "jest30");
+    project.write(
+        "retry.test.js",
+        "test('logs', () => {\n  console.log('said by logs');\n});\n\ntest('quiet', () => {});\n",
+    );
+    let json = project.path().join("result.json");
+    let junit = project.path().join("result.xml");
+    let mut command = command_in(project.path(), "jest30", &["--json"]);
+    command.arg(&json).arg("--junit-xml").arg(&junit);
+    let out = output(&mut command);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let stdout = |name: &str| {
+        result["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["stdout"].as_str().unwrap_or("").to_owned())
+            .unwrap()
+    };
+    assert!(stdout("logs").contains("said by logs"), "{result}");
+    assert!(!stdout("quiet").contains("said by logs"), "{result}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert_eq!(xml.matches("said by logs").count(), 1, "{xml}");
+}
+
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
 /// A test failed on every attempt took its message from the first; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one

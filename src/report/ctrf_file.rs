@@ -251,6 +251,12 @@ impl Output for CtrfFile {
 
     /// Writes the summary, the tool and the run's extras after the tests,
     /// and puts the file in place.
+    /// Text printed while one test runs is that test's stdout.
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.records.text(bytes);
+        Ok(())
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());

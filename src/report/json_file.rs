@@ -240,6 +240,12 @@ impl Output for JsonFile {
 
     /// Normally done at [`TreeEvent::RunEnded`]; without one, the run's
     /// end was never told, and the file says so.
+    /// Text printed while one test runs is that test's stdout.
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.records.text(bytes);
+        Ok(())
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         self.end(None)
     }

@@ -205,6 +205,12 @@ impl Output for JunitFile {
     /// Writes the suites still held (the tree closes every file before
     /// this, so only a source's stray ones), the run's own `<testsuite>`
     /// and the root's end, and puts the file in place.
+    /// Text printed while one test runs is that test's stdout.
+    fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.records.text(bytes);
+        Ok(())
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());

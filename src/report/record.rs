@@ -136,6 +136,19 @@ pub(crate) struct Records {
 }
 
 impl Records {
+    /// Takes text the framework printed outside any event: where one test
+    /// is running, it is that test's stdout (pytest's `-s`, jest's verbose
+    /// console of a one-file run, a test's raw writes), as the stream shows
+    /// it inside the test. With several running it is no one test's.
+    pub(crate) fn text(&mut self, bytes: &[u8]) {
+        if self.running.len() != 1 {
+            return;
+        }
+        if let Some(record) = self.running.values_mut().next() {
+            record.stdout.push_str(&String::from_utf8_lossy(bytes));
+        }
+    }
+
     /// Takes one event.
     pub(crate) fn event<'a>(&mut self, event: TreeEvent<'a>) -> Collected<'a> {
         match event {
