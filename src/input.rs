@@ -223,14 +223,37 @@ impl<'a> ChunkReader<'a> {
     }
 }
 
-/// UTF-16 text (PowerShell's `>` writes it): a byte-order mark, or ASCII
-/// with every other byte zero at the start.
+/// UTF-16 text (PowerShell's `>` writes it): ASCII with every other byte
+/// zero at the start, after a byte-order mark or without one. A mark alone
+/// is not enough: a stream may begin with the raw bytes a test printed.
 pub(crate) fn is_utf16(prefix: &[u8]) -> bool {
-    if prefix.starts_with(b"\xFF\xFE") || prefix.starts_with(b"\xFE\xFF") {
-        return true;
+    let (body, little, big, least) = match prefix {
+        [0xFF, 0xFE, rest @ ..] => (rest, true, false, 2),
+        [0xFE, 0xFF, rest @ ..] => (rest, false, true, 2),
+        _ => (prefix, true, true, 4),
+    };
+    let head = &body[..body.len().min(8) & !1];
+    head.len() >= least
+        && (little && head.chunks(2).all(|p| p[0] != 0 && p[1] == 0)
+            || big && head.chunks(2).all(|p| p[0] == 0 && p[1] != 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_utf16;
+
+    #[test]
+    fn utf16_is_told_by_its_text_not_by_a_mark_alone() {
+        let text = "##teamcity[testStarted name='t']\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert!(is_utf16(&[&[0xFF, 0xFE][..], &le].concat()));
+        assert!(is_utf16(&[&[0xFE, 0xFF][..], &be].concat()));
+        assert!(is_utf16(&le) && is_utf16(&be));
+        // A mark that disagrees with the text after it, or raw bytes a test
+        // printed first (what the fuzzer found): a stream of our own.
+        assert!(!is_utf16(&[&[0xFE, 0xFF][..], &le].concat()));
+        assert!(!is_utf16(b"\xFE\xFF\xFF\xFF\xFF\xFF\xFF\xFF\n##teamcity["));
+        assert!(!is_utf16(text.as_bytes()));
     }
-    let head = &prefix[..prefix.len().min(8) & !1];
-    head.len() >= 4
-        && (head.chunks(2).all(|p| p[0] != 0 && p[1] == 0)
-            || head.chunks(2).all(|p| p[0] == 0 && p[1] != 0))
 }
