@@ -203,6 +203,11 @@ pub fn events(data: &[u8]) {
         let mut stream = Vec::new();
         let mut pipeline = Pipeline::new(&config, Transport::Stdout(&mut stream), Vec::new())
             .expect("writing to memory");
+        // A run's stream starts as tcrunner starts it, with its launch line:
+        // never with what the framework printed.
+        pipeline
+            .text(b"Launching the fuzzed framework\n\n")
+            .expect("writing to memory");
         for item in &input {
             match item {
                 Input::Event(event) => pipeline.event(event.clone()),
