@@ -112,7 +112,8 @@ pub(crate) struct RawOutput {
     #[command(flatten)]
     pub human: RawHuman,
     /// First node id minus one, for embedding several runs in one tree (PyCharm's --offset; at
-    /// most 2^53, so that every id after it stays exact wherever it is read).
+    /// most 2^53 - 2^32, so that the ids of 2^32 nodes after it stay exact wherever they are
+    /// read).
     #[arg(long, default_value_t = 0, value_name = "N", value_parser = offset_value())]
     pub offset: u64,
     /// Add `timestamp='…'` to every message.
@@ -381,10 +382,10 @@ pub(crate) struct RawCheck {
     pub offset: u64,
 }
 
-/// The largest `--offset`: the ids after it stay exact in every reader of
-/// the stream (a JavaScript number holds integers up to 2^53) and cannot
-/// overflow.
-const MAX_OFFSET: u64 = 1 << 53;
+/// The largest `--offset`: the ids of 2^32 nodes after it stay exact in
+/// every reader of the stream (a JavaScript number holds integers up to
+/// 2^53; 2^53 + 1 reads as 2^53, its parent's id) and cannot overflow.
+const MAX_OFFSET: u64 = (1 << 53) - (1 << 32);
 
 /// `--offset`'s parser: a number up to [`MAX_OFFSET`].
 fn offset_value() -> clap::builder::RangedU64ValueParser<u64> {

@@ -609,13 +609,15 @@ fn what_to_run_errors_are_one_line_with_documented_codes() {
     }
 }
 
-/// An `--offset` whose ids could not stay exact (past 2^53) or would wrap
+/// An `--offset` whose ids could not stay exact (within 2^32 of 2^53,
+/// where the first id, 2^53 + 1, reads as its parent's) or would wrap
 /// around to the root's 0 is refused (exit 64), for a run and for `check`.
 #[test]
 fn an_offset_too_large_for_its_ids_is_refused() {
     for args in [
         &["--offset", "18446744073709551615"][..],
-        &["check", "--offset", "9007199254740993", "/dev/null"],
+        &["check", "--offset", "9007199254740992", "/dev/null"],
+        &["check", "--offset", "9007194959773697", "/dev/null"],
     ] {
         let out = util::output(&mut util::tcrunner(args));
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -625,7 +627,7 @@ fn an_offset_too_large_for_its_ids_is_refused() {
     let out = util::output(&mut util::tcrunner(&[
         "check",
         "--offset",
-        "9007199254740992",
+        "9007194959773696",
         "/dev/null",
     ]));
     assert_eq!(out.status.code(), Some(0));
