@@ -338,21 +338,7 @@ export default class TcrunnerVitestReporter {
   }
 
   onTestModuleEnd(module) {
-    if (!this.sink) return;
-    // A test that started and is still running when vitest ends its file
-    // never gets a result (vitest 3 and 4 leave a benchmark that throws
-    // that way): it ends here, with what vitest said of the file.
-    const tests = module.children && typeof module.children.allTests === 'function' ? module.children.allTests() : [];
-    for (const test of tests) {
-      const node = this.nodes.get(test.id);
-      if (!node || !node.started || node.done || test.result().state !== 'pending') continue;
-      const errors = typeof module.errors === 'function' ? module.errors() : [];
-      const failure = errors.length
-        ? describeErrors(errors)
-        : { outcome: 'error', message: `vitest ended ${path.basename(module.moduleId)} without a result for this test`, details: '' };
-      this.finishTest(test, node, { state: 'failed', errors: [] }, undefined, failure);
-    }
-    this.endModule(module);
+    if (this.sink) this.endModule(module, true);
   }
 
   onUserConsoleLog(log) {
@@ -401,22 +387,37 @@ export default class TcrunnerVitestReporter {
     this.sink.sync();
   }
 
-  endModule(module) {
+  /** Ends a module: `ended` when vitest said it ended, not at the run's end. */
+  endModule(module, ended = false) {
     const file = this.fileNode(module);
     if (file.done) return;
     this.settleVictims(module.id);
-    // A test failed without running: vitest's `.only` check under CI fails
-    // it as it is collected, and no update says so.
     const tests = module.children && typeof module.children.allTests === 'function' ? module.children.allTests() : [];
     for (const test of tests) {
       const node = this.nodes.get(test.id);
       const result = node && !node.done && test.result();
-      if (result && result.state === 'failed') this.finishTest(test, node, result);
+      if (result && result.state === 'failed') {
+        // Failed without running: vitest's `.only` check under CI fails it
+        // as it is collected, and no update says so.
+        this.finishTest(test, node, result);
+      } else if (result && ended && node.started && result.state === 'pending') {
+        // Still running when vitest ended its file, so it never gets a
+        // result (vitest 3 and 4 leave a benchmark that throws that way):
+        // it ends here, with what vitest said of the file.
+        this.finishTest(test, node, result, undefined, this.unendedFailure(module));
+      }
     }
     this.hookFailures(module, file);
     file.done = true;
     this.scans.delete(file.file);
     this.sink.send({ ev: 'suite_done', id: file.id });
+  }
+
+  /** Why a test of `module` that vitest left running ended with it. */
+  unendedFailure(module) {
+    const errors = typeof module.errors === 'function' ? module.errors() : [];
+    if (errors.length) return describeErrors(errors);
+    return { outcome: 'error', message: `vitest ended ${path.basename(module.moduleId)} without a result for this test`, details: '' };
   }
 
   /** Declares (once) and returns the file node of a module. */
