@@ -4,6 +4,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::store::{load, path, Verdict};
+use crate::report::printable;
 
 /// How many of the slowest tests are shown.
 const SLOWEST: usize = 10;
@@ -34,7 +35,7 @@ pub(crate) fn show(dir: &Path, framework: Option<&str>, mut out: impl Write) -> 
         let failed: Vec<&String> = history.failed().map(|(id, _)| id).collect();
         writeln!(out, "  failed last time: {}", failed.len())?;
         for id in &failed {
-            writeln!(out, "    {id}")?;
+            writeln!(out, "    {}", printable(id))?;
         }
         let mut slowest: Vec<(&String, u64)> = history
             .tests
@@ -50,12 +51,13 @@ pub(crate) fn show(dir: &Path, framework: Option<&str>, mut out: impl Write) -> 
             .fold(0, u64::saturating_add);
         writeln!(out, "  slowest (of {:.3} s in all):", total as f64 / 1000.0)?;
         for (id, ms) in slowest.into_iter().take(SLOWEST) {
-            writeln!(out, "    {:>9.3} s  {id}", ms as f64 / 1000.0)?;
+            writeln!(out, "    {:>9.3} s  {}", ms as f64 / 1000.0, printable(id))?;
         }
         match &history.stepwise.failed {
             Some(test) => writeln!(
                 out,
-                "  stepwise: stopped at {test}, {} tests done before it",
+                "  stepwise: stopped at {}, {} tests done before it",
+                printable(test),
                 history.stepwise.passed.len()
             )?,
             None => writeln!(out, "  stepwise: no position recorded")?,
@@ -66,4 +68,31 @@ pub(crate) fn show(dir: &Path, framework: Option<&str>, mut out: impl Write) -> 
     }
     out.flush()?;
     Ok(crate::exit::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_with_control_characters_are_shown_escaped() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-show-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let history = r#"{"version": 1, "framework": "jest", "tests": {
+            "a.test.js::multi\nline\u001b[2J": {"file": "a.test.js", "verdict": "failed",
+                "duration_ms": 7, "first_seen": 1, "last_run": 2}}}"#;
+        std::fs::write(path(&dir, "jest"), history).unwrap();
+        let mut out = Vec::new();
+        show(&dir, Some("jest"), &mut out).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("  failed last time: 1\n    a.test.js::multi\\nline\\x1b[2J\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(" s  a.test.js::multi\\nline\\x1b[2J\n"),
+            "{text}"
+        );
+    }
 }

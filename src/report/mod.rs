@@ -37,5 +37,6 @@ pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, 
 pub(crate) use outputs::FileOutput;
 pub(crate) use passthrough::StderrText;
 pub(crate) use pipeline::{open_files, Pipeline};
+pub(crate) use style::printable;
 pub(crate) use summary::Summary;
 pub(crate) use transport::{Socket, SocketError, Transport};

@@ -78,7 +78,7 @@ fn columns_of(c: char) -> usize {
 /// A name as it can be shown: its control characters (an escape sequence
 /// in a test's title would clear the screen, a `\r` or `\n` break the
 /// status line) written as escapes, `\x1b`, `\r`, `\n`.
-pub(super) fn printable(name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn printable(name: &str) -> std::borrow::Cow<'_, str> {
     if !name.chars().any(char::is_control) {
         return name.into();
     }
