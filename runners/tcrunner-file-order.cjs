@@ -5,11 +5,15 @@
 //! from there.
 //!
 //! tcrunner writes a JSON file and names it in TCRUNNER_FILE_ORDER:
-//! `{"first": [path], "new_first": bool, "known": {path: last run}}`, paths
-//! absolute, a last run in seconds since the Unix epoch. The framework's own
-//! sequencer sorts the files first (its failed-first and duration order, or
-//! the project's own sequencer); `order` then moves, keeping that order
-//! within each group:
+//! `{"first": [path], "new_first": bool, "known": {path: last run},
+//! "files": [path]}`, paths absolute, a last run in seconds since the Unix
+//! epoch. The framework's own sequencer sorts the files first (its
+//! failed-first and duration order, or the project's own sequencer);
+//! `order` then keeps only the files of `files`, when it is there (a
+//! shard's, a resumed `--sw` run's, a TeamCity batch's: tcrunner passes
+//! them as paths too, but the framework also runs whatever the user's own
+//! filters after `--` match), and moves, keeping that order within each
+//! group:
 //!
 //! - the files of `first` (those that hold a recorded failure, `--ff`) to
 //!   the front;
@@ -66,6 +70,10 @@ function orderItems(items, pathOf, order) {
   if (!order || !Array.isArray(items)) return items;
   const key = new Map(items.map((item) => [item, real(pathOf(item))]));
   let result = [...items];
+  if (Array.isArray(order.files)) {
+    const files = new Set(order.files.map(real));
+    result = result.filter((item) => files.has(key.get(item)));
+  }
   const first = Array.isArray(order.first) ? new Set(order.first.map(real)) : new Set();
   if (first.size) {
     const [front, back] = partition(result, (item) => first.has(key.get(item)));

@@ -20,6 +20,7 @@
 //! With an order of files from the test history (`--ff`, `--nf`), it puts
 //! our sequencer (tcrunner-jest-sequencer.cjs) in place of jest's.
 
+const fs = require('fs');
 const path = require('path');
 
 const [jestBin, start, end, ...args] = process.argv.slice(2);
@@ -37,6 +38,15 @@ function packageDir(pkg, dir) {
   }
 }
 
+/** `dir` through its symbolic links, or as it is when that fails. */
+function realDir(dir) {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
 /** Sets `key` of the module `name` as found from `dir`, if it is there. */
 function quiet(name, dir, key, value) {
   if (!dir) return;
@@ -47,7 +57,9 @@ function quiet(name, dir, key, value) {
   }
 }
 
-const cli = packageDir('jest-cli', path.dirname(jestBin));
+// From jest's real folder, as node loads it: under pnpm `node_modules/jest`
+// is a link into `.pnpm`, where jest-cli sits beside it.
+const cli = packageDir('jest-cli', realDir(path.dirname(jestBin)));
 const core = cli && packageDir('@jest/core', cli);
 const messages = core && packageDir('jest-message-util', core);
 for (const dir of [cli, core, core && packageDir('@jest/console', core), messages]) {

@@ -775,19 +775,21 @@ fn history_copy(project: &Project, label: &str) -> String {
     to.to_string_lossy().into_owned()
 }
 
-/// Runs every shard of `count` from the same history; returns each
-/// shard's started tests and its run.
-fn shards(project: &Project, count: usize, extra: &[&str]) -> Vec<(Vec<String>, Run)> {
+/// Runs every shard of `count` from the same history, of pytest or of the
+/// framework the project has (`js`), with `args` after tcrunner's; returns
+/// each shard's started tests and its run.
+fn shards(project: &Project, count: usize, js: bool, args: &[&str]) -> Vec<(Vec<String>, Run)> {
     (1..=count)
         .map(|k| {
             let cache = history_copy(project, &format!("{k}-{count}"));
             let shard = format!("{k}/{count}");
-            let mut t = if extra.is_empty() {
-                Tcrunner::pytest(project.path())
-            } else {
+            let mut t = if js {
                 Tcrunner::new(project.path())
+            } else {
+                Tcrunner::pytest(project.path())
             };
-            t.args(["--shard", &shard, "--cache-dir", &cache]);
+            t.args(["--shard", &shard, "--cache-dir", &cache])
+                .args(args);
             let run = t.run(LIMIT);
             (started(&run), run)
         })
@@ -819,7 +821,7 @@ fn pytest_shards_cover_the_suite_once_balanced_by_durations() {
         project.write(&format!("test_{file}.py"), &text);
     }
     // No history yet: by count, 15 tests into 2 shards of 8 and 7.
-    let by_count = shards(&project, 2, &[]);
+    let by_count = shards(&project, 2, false, &[]);
     assert_partition(&by_count, &all);
     assert_eq!(by_count[0].0.len(), 8);
     let split = line(&by_count[0].1.text(), "##teamcity[message text='shard 1/2")
@@ -833,7 +835,7 @@ fn pytest_shards_cover_the_suite_once_balanced_by_durations() {
 
     // With durations: the slow tests go to different shards.
     pytest(&project, &[]).assert_code(0);
-    let timed = shards(&project, 2, &[]);
+    let timed = shards(&project, 2, false, &[]);
     assert_partition(&timed, &all);
     for (names, run) in &timed {
         run.assert_code(0).assert_clean();
@@ -847,7 +849,7 @@ fn pytest_shards_cover_the_suite_once_balanced_by_durations() {
         );
         assert!(run.text().contains("planned "), "{}", run.describe());
     }
-    let three = shards(&project, 3, &[]);
+    let three = shards(&project, 3, false, &[]);
     assert_partition(&three, &all);
 }
 
@@ -941,7 +943,7 @@ fn js_shards(project: &Project, ext: &str, esm: bool) {
     }
     let full = Tcrunner::new(project.path()).run(LIMIT);
     full.assert_code(0);
-    let runs = shards(project, 3, &["js"]);
+    let runs = shards(project, 3, true, &[]);
     assert_partition(&runs, &all);
     for (names, run) in &runs {
         run.assert_code(0).assert_clean();
@@ -956,17 +958,45 @@ fn js_shards(project: &Project, ext: &str, esm: bool) {
         );
     }
     // More shards than files: the empty ones run nothing (exit 5).
-    let runs = shards(project, 6, &["js"]);
+    let runs = shards(project, 6, true, &[]);
     assert_partition(&runs, &all);
     assert_eq!(runs.iter().filter(|(names, _)| names.is_empty()).count(), 1);
     assert!(runs
         .iter()
         .any(|(names, run)| names.is_empty() && run.code() == 5));
+    // The user's own filter after `--` matches every file: the framework
+    // ORs it with the shard's files, which must still be all it runs.
+    let runs = shards(project, 3, true, &["--", "f"]);
+    assert_partition(&runs, &all);
+    for (_, run) in &runs {
+        run.assert_code(0).assert_clean();
+    }
+    // A shard of one file (`vitest list` must not take it for the file to
+    // write its list to).
+    let one = format!("f0.test.{ext}");
+    let before = std::fs::read_to_string(project.path().join(&one)).unwrap();
+    let runs = shards(project, 2, true, &["--path", &one]);
+    assert_partition(&runs, &all[..3]);
+    assert_eq!(
+        std::fs::read_to_string(project.path().join(&one)).unwrap(),
+        before
+    );
 }
 
+/// In pnpm's layout, where the project's `node_modules` holds a link to
+/// jest alone and jest-cli sits beside jest's real folder.
 #[test]
 fn jest_shards_split_test_files() {
-    let project = js_project("jest");
+    let modules = node_modules("jest30")
+        .or_else(|| node_modules("jest29"))
+        .expect("jest under target/node: run `bash scripts/setup-node.sh`");
+    let project = Project::copy("history/jest");
+    std::fs::create_dir(project.path().join("node_modules")).unwrap();
+    std::os::unix::fs::symlink(
+        modules.join("jest"),
+        project.path().join("node_modules/jest"),
+    )
+    .unwrap();
     js_shards(&project, "js", false);
 }
 

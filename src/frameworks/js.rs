@@ -847,10 +847,12 @@ impl Framework for Vitest {
                     .into_owned(),
                 "list".into(),
                 "--filesOnly".into(),
-                "--json".into(),
             ];
             args.extend(request.paths.iter().map(|p| vitest_path_filter(p)));
             args.extend(request.raw.iter().cloned());
+            // Last: `--json` takes the argument after it, when there is
+            // one, as the file to write the list to.
+            args.push("--json".into());
             let text = list(&plan, &args, request, "vitest")?;
             // The JSON array, after whatever vitest printed before it.
             let json = text.find('[').map_or("[]", |at| &text[at..]);

@@ -42,6 +42,11 @@ pub(crate) struct Plan {
     pub only: Vec<String>,
     /// The stepwise state is to be dropped before the run.
     pub reset_stepwise: bool,
+    /// The only test files to run, relative to the project, and the
+    /// option that chose them: a selection by file (jest, vitest) of a
+    /// shard, a resumed `--sw` or a TeamCity batch, which the framework's
+    /// sequencer enforces however the user's own filters match.
+    pub files: Option<(&'static str, Vec<PathBuf>)>,
 }
 
 /// `1,234,567`.

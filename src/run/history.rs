@@ -100,7 +100,7 @@ pub(super) fn prepare(
                 run_files(
                     left,
                     files.len(),
-                    ("stepwise: ", " left to run"),
+                    ("--sw", "stepwise: ", " left to run"),
                     &mut plan,
                     request,
                 );
@@ -191,13 +191,16 @@ pub(super) fn prepare(
                     .map(PathBuf::from)
                     .collect();
                 let head = format!("TeamCity parallel tests: {which}, ");
-                run_files(mine, files.len(), (&head, ""), &mut plan, request);
+                let said = (TEAMCITY_BATCH, head.as_str(), "");
+                run_files(mine, files.len(), said, &mut plan, request);
             }
         }
     }
-    // --ff, --nf on jest and vitest: our sequencer puts files first.
-    if framework.orders_files() && (raw.new_first || !plan.first.is_empty()) {
-        order_files(&dir, project, &history, raw.new_first, &mut plan, request);
+    // --ff, --nf on jest and vitest: our sequencer puts files first; a
+    // selection by file: it keeps those files only.
+    if framework.orders_files() && (raw.new_first || !plan.first.is_empty() || plan.files.is_some())
+    {
+        order_files(&dir, project, &history, raw.new_first, &mut plan, request)?;
     }
     // --nf: the plugin puts the tests the history does not know first.
     let ordered = framework.follows_order_file();
@@ -231,7 +234,7 @@ pub(super) fn prepare(
         let selects = if !shard_order.is_null() {
             Some("--shard")
         } else if !batch_only.is_empty() {
-            Some("TeamCity's parallel batch")
+            Some(TEAMCITY_BATCH)
         } else if !plan.only.is_empty() {
             Some("--lf")
         } else if !plan.skip.is_empty() {
@@ -281,7 +284,9 @@ pub(super) fn prepare(
 /// `--ff` and `--nf` on a framework that orders files (jest, vitest): the
 /// files of the recorded failures, and with `--nf` the files the history
 /// knows with when their tests last ran, for our sequencer to put first
-/// (`runners/tcrunner-file-order.cjs`), written to a file the request names.
+/// (`runners/tcrunner-file-order.cjs`), and the files a selection by file
+/// runs ([`run_files`]), for it to keep; written to a file the request
+/// names.
 fn order_files(
     dir: &Path,
     project: &Path,
@@ -289,7 +294,7 @@ fn order_files(
     new_first: bool,
     plan: &mut Plan,
     request: &mut Request,
-) {
+) -> Result<(), RunError> {
     let absolute = |file: &str| project.join(file).to_string_lossy().into_owned();
     let mut first: Vec<String> = Vec::new();
     for id in &plan.first {
@@ -315,12 +320,22 @@ fn order_files(
             known.len()
         ));
     }
-    let order = serde_json::json!({ "first": first, "new_first": new_first, "known": known });
-    // An order alone: never an error.
-    if let Ok(path) = write_order(dir, &order, None) {
-        request.order_file = path;
-    }
+    let mut order = serde_json::json!({ "first": first, "new_first": new_first, "known": known });
+    // An order alone is never an error; a selection is.
+    let selects = plan.files.as_ref().map(|(option, files)| {
+        let files: Vec<String> = files
+            .iter()
+            .map(|f| absolute(&f.to_string_lossy()))
+            .collect();
+        order["files"] = files.into();
+        *option
+    });
+    request.order_file = write_order(dir, &order, selects)?;
+    Ok(())
 }
+
+/// What a TeamCity parallel batch is called in a failure to write its order.
+const TEAMCITY_BATCH: &str = "TeamCity's parallel batch";
 
 /// Writes the order file our reporters read (`order-<pid>.json` in the
 /// history folder) and returns its path. When it cannot be written, an
@@ -413,25 +428,29 @@ fn shard_files(
     run_files(
         mine,
         files.len(),
-        (&head, &format!(", {share}")),
+        ("--shard", &head, &format!(", {share}")),
         plan,
         request,
     );
 }
 
 /// Narrows a run of a framework that selects by file (jest, vitest) to
-/// `files` of the `all` it would run, saying so in a line `head`, `N of M
-/// test files`, `tail`; none of them is a run of nothing.
+/// `files` of the `all` it would run, for `option`, saying so in a line
+/// `head`, `N of M test files`, `tail`; none of them is a run of nothing.
+/// The files become the run's paths, and the order file names them too:
+/// the framework ORs paths with the user's own filters after `--`, which
+/// would otherwise still match every file of the selection.
 fn run_files(
     files: Vec<PathBuf>,
     all: usize,
-    (head, tail): (&str, &str),
+    (option, head, tail): (&'static str, &str, &str),
     plan: &mut Plan,
     request: &mut Request,
 ) {
     plan.notes
         .push(format!("{head}{} of {all} test files{tail}", files.len()));
     plan.run_nothing |= files.is_empty();
+    plan.files = Some((option, files.clone()));
     request.paths = files;
 }
 
