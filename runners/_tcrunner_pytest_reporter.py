@@ -98,6 +98,7 @@ class _Run:
         "attempts",
         "failed_call",
         "held",
+        "reported",
     )
 
     def __init__(self):
@@ -108,6 +109,7 @@ class _Run:
         self.attempts = 0  # attempts failed so far that pytest-rerunfailures ran again
         self.failed_call = None  # the report of a failed call, until the test finishes
         self.held = None  # output waiting for the verdict (ini `skippassedoutput`)
+        self.reported = False  # a report of it was logged
 
     def verdict_unknown(self):
         self.outcome = "passed"
@@ -131,10 +133,11 @@ class _Reporter(_Plugin):
         self.hints = {self.root: "python<%s>://" % self.root}  # folder -> hint prefix
         self.collector_paths = {}  # node id -> path, of collectors outside the rootdir
         self.logs = os.environ.get("TCRUNNER_PYTEST_LOGS") == "1"
-        # Whether a test's `finished` waits for the next test's `started` to
-        # share one write (None: not known yet; never under xdist). Where
-        # tests write straight to pytest's stdout (-s, tee-sys), the events
-        # go there too, so that each test's text stays between its events.
+        # Whether tests run one at a time here, not in xdist's workers (None:
+        # not known yet; see _in_order): a test's `finished` then waits for
+        # the next test's `started` to share one write. Where tests write
+        # straight to pytest's stdout (-s, tee-sys), the events go there
+        # too, so that each test's text stays between its events.
         self.coalesce = None
         capture = config.getoption("capture", "fd")
         if config.pluginmanager.getplugin("capturemanager") is None:
@@ -152,6 +155,7 @@ class _Reporter(_Plugin):
         self.suites_of = {}  # test id -> its suites, outermost first
         self.remaining = {}  # suite id -> its tests not finished yet
         self.running = {}  # test id -> _Run
+        self.stopped = False  # the session was interrupted or broke: running tests stay so
         self.previous_term = None  # SIGTERM's handler before ours
         self.term_pid = None  # the process that set ours
         self.finished = set()  # test ids
@@ -570,6 +574,8 @@ class _Reporter(_Plugin):
         try:
             if nodeid in self.running:
                 return  # pytest-rerunfailures runs it again: still the same test
+            if self.running and self._in_order():
+                self._finish_left_over()
             if nodeid in self.finished:
                 # Run once more under the same id (--keep-duplicates, a path
                 # given twice): a test of its own, declared again, as
@@ -598,11 +604,15 @@ class _Reporter(_Plugin):
             if run is None:
                 if node_id in self.finished:
                     return  # exactly one `finished` per test
-                # No logstart (an xdist worker crashed, or a plugin's own report):
-                # `finished` starts the test implicitly.
+                # No logstart (an xdist worker crashed, or a plugin that runs
+                # the protocol itself): the test starts here.
+                if self.running and self._in_order():
+                    self._finish_left_over()
                 if node_id not in self.declared:
                     self._declare_lazily(node_id, report.location)
                 run = self.running[node_id] = _Run()
+                self.writer.flush('{"ev":"started","id":%s}\n' % _str(node_id))
+            run.reported = True
             if type(report) is not pytest.TestReport and type(report).__name__ in _SUBTEST_REPORTS:
                 self._subtest(run, node_id, report)
                 return
@@ -722,6 +732,25 @@ class _Reporter(_Plugin):
         run.message = "One or more subtests failed"
         run.details = details
 
+    def _in_order(self):
+        """Whether this process runs its tests one at a time (not an xdist
+        controller, whose workers' tests interleave)."""
+        if self.coalesce is None:
+            self.coalesce = not self.config.pluginmanager.has_plugin("dsession")
+        return self.coalesce
+
+    def _finish_left_over(self):
+        """Finishes the tests still running when, one test at a time, the
+        next one starts or the session ends: a plugin that runs the test
+        protocol itself (``runtestprotocol(log=False)``) logged no teardown
+        report for them. Their verdict is that of the reports they had; one
+        that had none is skipped, as pytest counts it nowhere."""
+        for node_id, run in list(self.running.items()):
+            if not run.reported:
+                run.outcome = "skipped"
+                run.message = "pytest logged no result for this test"
+            self._finish(node_id, run)
+
     def _finish(self, node_id, run):
         if run.held is not None:
             held, run.held = run.held, None
@@ -730,9 +759,7 @@ class _Reporter(_Plugin):
                     self.send(event)
         del self.running[node_id]
         self.finished.add(node_id)
-        if self.coalesce is None:
-            self.coalesce = not self.config.pluginmanager.has_plugin("dsession")
-        if self.coalesce and self.writer.batch is None:
+        if self._in_order() and self.writer.batch is None:
             # Held until the next logstart (microseconds away: nothing runs
             # between one test's teardown report and the next test's start)
             # or the end of the session, whichever comes first.
@@ -838,6 +865,7 @@ class _Reporter(_Plugin):
         # a code of 0 (a clean stop) it is left running, for tcrunner to mark
         # it stopped. A KeyboardInterrupt (Ctrl-C, tcrunner stopping pytest)
         # leaves the test running too.
+        self.stopped = True
         try:
             exited = isinstance(excinfo.value, pytest.exit.Exception)
             if exited and (not self.running or excinfo.value.returncode == 0):
@@ -864,6 +892,7 @@ class _Reporter(_Plugin):
         # pytest itself failed (a plugin's or conftest's hook raised): a test
         # of its own carries the traceback, so the tree shows the crash
         # rather than a run that looks empty or complete.
+        self.stopped = True
         try:
             test_id = self._claim_id(_INTERNAL_ERROR, "%s#%d")
             details = str(excrepr)
@@ -892,6 +921,11 @@ class _Reporter(_Plugin):
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
+        try:
+            if self.running and not self.stopped and self._in_order():
+                self._finish_left_over()
+        except Exception as exc:
+            self._internal_error("pytest_sessionfinish", exc)
         self.writer.flush('{"ev":"session_ended"}\n')
         # pytest's own hooks print the summary after this one.
         self.writer.sync()

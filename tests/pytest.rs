@@ -1066,6 +1066,50 @@ fn a_teardown_that_skips_after_a_failure_keeps_the_failure() {
     );
 }
 
+/// A plugin that runs the test protocol itself and logs only part of it
+/// (tests/fixtures/pytest-protocol/conftest.py): every test still ends, once,
+/// with the verdict of the reports pytest logged, and its output is in it.
+#[test]
+fn tests_a_plugin_logs_only_in_part_still_end_with_their_verdicts() {
+    let project = Project::copy("pytest-protocol");
+    for mode in ["no-start", "call-only", "bare-call", "nothing"] {
+        let results = project.path().join(format!("{mode}.json"));
+        let run = Tcrunner::pytest(project.path())
+            .env("OWN_PROTOCOL", mode)
+            .arg("--json")
+            .arg(&results)
+            .run(Duration::from_secs(120));
+        run.assert_clean();
+        let results = util::json(&results);
+        let tests: Vec<(String, String, String)> = results["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let text = |key: &str| t[key].as_str().unwrap_or_default().to_owned();
+                (text("name"), text("status"), text("stdout"))
+            })
+            .collect();
+        let with_output = |name: &str, status: &str| {
+            (name.to_owned(), status.to_owned(), format!("output of {name}\n"))
+        };
+        let want = if mode == "nothing" {
+            // No report at all: pytest counts the tests nowhere.
+            ["test_fails", "test_passes", "test_skips"]
+                .map(|name| (name.to_owned(), "skipped".to_owned(), String::new()))
+                .to_vec()
+        } else {
+            vec![
+                with_output("test_fails", "failed"),
+                with_output("test_passes", "passed"),
+                ("test_skips".to_owned(), "skipped".to_owned(), String::new()),
+            ]
+        };
+        assert_eq!(tests, want, "{mode}: {}", run.describe());
+        run.assert_code(if mode == "nothing" { 0 } else { 1 });
+    }
+}
+
 /// Runs one file of tests/fixtures/pytest-edges with pytest 9; returns the
 /// finished run after checking its stream is clean.
 fn run_edge(file: &str, args: &[&str]) -> util::Run {
