@@ -233,6 +233,11 @@ class TcrunnerJestReporter {
     this._sink = openSink();
     if (!this._sink) return;
     this._rootDir = (globalConfig && globalConfig.rootDir) || process.cwd();
+    // File suites are named below the folder jest runs in, as jest prints
+    // them (its `relativePath` takes a project's `cwd`), not below its
+    // `rootDir`: that is the config file's folder, which a config kept in a
+    // subfolder (`config/jest.config.js`) puts above none of the tests.
+    this._cwd = process.cwd();
     this._bail = !!(globalConfig && globalConfig.bail);
     // jest runs a single test file verbose (this config is the one after
     // that decision): its console then prints live, between the test events.
@@ -458,9 +463,9 @@ class TcrunnerJestReporter {
     this._sink.sync();
   }
 
-  /** A path relative to the root dir, with `/`. */
+  /** A path relative to the folder jest runs in, with `/`. */
   _relative(file) {
-    return path.relative(this._rootDir, file).split(path.sep).join('/') || path.basename(file);
+    return path.relative(this._cwd, file).split(path.sep).join('/') || path.basename(file);
   }
 
   /** The FileStates a test-case event may belong to: those running its path. */

@@ -386,6 +386,27 @@ fn jest_projects_running_one_file_at_once_report_each_test_once() {
     assert_eq!(found, want);
 }
 
+/// jest names files below the folder it runs in, whatever its `rootDir`
+/// (here a config's subfolder, above none of the tests); so does the tree.
+#[test]
+fn jest_files_are_named_below_the_folder_jest_runs_in() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-config-folder", name);
+        let args = ["--", "--config", "config/jest.config.js"];
+        let (code, stream) = run_in(project.path(), name, &args);
+        assert_eq!(code, 1, "{name}");
+        assert_clean(&stream);
+        let want: Vec<(String, String)> = [
+            ("src/a.test.js > outer > fails", "failed"),
+            ("src/a.test.js > outer > passes", "passed"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        assert_eq!(verdicts(&stream), want, "{name}");
+    }
+}
+
 #[test]
 fn vitest_shows_a_thrown_plain_object() {
     for name in ["vitest3", "vitest4"] {

@@ -1091,7 +1091,11 @@ fn tests_a_plugin_logs_only_in_part_still_end_with_their_verdicts() {
             })
             .collect();
         let with_output = |name: &str, status: &str| {
-            (name.to_owned(), status.to_owned(), format!("output of {name}\n"))
+            (
+                name.to_owned(),
+                status.to_owned(),
+                format!("output of {name}\n"),
+            )
         };
         let want = if mode == "nothing" {
             // No report at all: pytest counts the tests nowhere.
