@@ -13,6 +13,15 @@ import pytest
 from _tcrunner_pytest_common import _Plugin
 
 
+def _clock(monotonic=time.monotonic):
+    """The monotonic clock Python started with. A test's fixture may replace
+    ``time.monotonic`` while the test runs (freezegun, pytest-freezer, a
+    monkeypatch), which would make the time left negative (a clock frozen
+    in the past) or far too long; freezegun also replaces module attributes
+    that hold it, but not a default argument."""
+    return monotonic()
+
+
 class TimedOut(BaseException):
     """A test ran past tcrunner's ``--timeout``.
 
@@ -118,7 +127,7 @@ class _Alarm(_Plugin):
             # longer one (a project-wide default) does not turn ours off.
             theirs = self._pytest_timeout_limit(item)
             if theirs is None or theirs > self.seconds:
-                self.deadline = time.monotonic() + self.seconds
+                self.deadline = _clock() + self.seconds
         return (yield from self._phase(False))
 
     @pytest.hookimpl(wrapper=True)
@@ -141,7 +150,7 @@ class _Alarm(_Plugin):
             # Not timed, or already timed out: teardown still runs, untimed
             # (tcrunner's backstop covers a teardown that hangs).
             return (yield)
-        left = self.deadline - time.monotonic()
+        left = self.deadline - _clock()
         if left <= 0:
             if teardown:
                 return (yield)
@@ -157,7 +166,7 @@ class _Alarm(_Plugin):
             return (yield)
         signal.signal(signal.SIGALRM, self._on_alarm)
         self.armed = True
-        armed_at = time.monotonic()
+        armed_at = _clock()
         signal.setitimer(signal.ITIMER_REAL, left)
         try:
             result = yield
@@ -174,7 +183,7 @@ class _Alarm(_Plugin):
             signal.signal(signal.SIGALRM, previous)
             if theirs[0] > 0:
                 # Theirs runs on with the time it has left (at once if none).
-                rest = theirs[0] - (time.monotonic() - armed_at)
+                rest = theirs[0] - (_clock() - armed_at)
                 signal.setitimer(signal.ITIMER_REAL, max(rest, 1e-6), theirs[1])
         if self.fired is not None:
             # The test caught ours and went on. Raised again, the same

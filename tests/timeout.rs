@@ -1,8 +1,9 @@
 //! `--timeout` inside pytest (docs/faults.md): our plugin's per-test alarm fails
 //! only the test that ran too long, and the run goes on to the next test.
-//! The fixture, tests/fixtures/pytest-timeout, has three tests that outlive
-//! `--timeout 1` (sleeping in the call, in a fixture's setup, and catching
-//! the timeout) between tests that pass.
+//! The fixture, tests/fixtures/pytest-timeout, has four tests that outlive
+//! `--timeout 1` (sleeping in the call, in a fixture's setup, catching the
+//! timeout, and under a fake clock a fixture installs) between tests that
+//! pass.
 mod util;
 
 use std::time::Duration;
@@ -13,7 +14,12 @@ use util::{attr, Project, Run, Tcrunner};
 const LIMIT: Duration = Duration::from_secs(180);
 
 /// The tests that outlive the limit, each sleeping 3 s.
-const TIMED_OUT: [&str; 3] = ["test_sleeps", "test_slow_setup", "test_catches_the_timeout"];
+const TIMED_OUT: [&str; 4] = [
+    "test_sleeps",
+    "test_slow_setup",
+    "test_catches_the_timeout",
+    "test_fake_clock_behind_sleeps",
+];
 
 /// Runs the fixture with `--timeout 1`; `ini`, when not empty, replaces its
 /// pytest.ini.
@@ -66,7 +72,7 @@ fn fails_only_the_slow_tests_and_goes_on(python: u32, ini: &str) {
         "{}",
         run.describe()
     );
-    for name in ["test_before", "test_after"] {
+    for name in ["test_before", "test_fake_clock_ahead", "test_after"] {
         assert!(
             run.passed(name),
             "pytest {python}: {name} should pass: the run goes on\n{}",
