@@ -77,6 +77,45 @@ export default class TcrunnerVitestRunner extends VitestRunner {
 
   tcrunnerTimer = null;
 
+  async onBeforeRunFiles(files) {
+    await super.onBeforeRunFiles?.(files);
+    this.tcrunnerRouteRawWrites();
+  }
+
+  /**
+   * What a test writes straight to `process.stdout` or `process.stderr`
+   * (not through `console`) goes through vitest's console capture while
+   * that one test runs alone in this worker, so that it reaches the
+   * reporter named by its test, as `console.log` does. Written to the pipe
+   * as it is, it would overtake the test's start, which waits up to
+   * GATHER_MS to leave, and land in the test before. Not under
+   * `--disableConsoleIntercept` (vitest's console is then the real one),
+   * nor while several tests run at once (`concurrent`).
+   */
+  tcrunnerRouteRawWrites() {
+    for (const name of ['stdout', 'stderr']) {
+      const stream = process[name];
+      if (!stream || typeof stream.write !== 'function' || stream.tcrunnerRaw) continue;
+      const raw = stream.write;
+      const runner = this;
+      let inside = false; // the capture writing to the stream itself
+      const routed = function write(...args) {
+        const capture = globalThis.console && globalThis.console[`_${name}`];
+        if (inside || runner.tcrunnerRunning.size !== 1 || !capture || capture === stream || typeof capture.write !== 'function') {
+          return raw.apply(this, args);
+        }
+        inside = true;
+        try {
+          return capture.write(...args);
+        } finally {
+          inside = false;
+        }
+      };
+      stream.write = routed;
+      stream.tcrunnerRaw = raw;
+    }
+  }
+
   async onBeforeRunTask(test) {
     await super.onBeforeRunTask?.(test);
     this.tcrunnerEndSkipped();

@@ -1314,6 +1314,43 @@ fn text_printed_inside_the_one_running_test_is_its_output_in_the_result_files() 
     assert_eq!(xml.matches("said by logs").count(), 1, "{xml}");
 }
 
+/// What a vitest test writes straight to `process.stdout` and
+/// `process.stderr` is its output, like what it logs, though its start
+/// leaves the worker after the writes.
+#[test]
+fn what_a_vitest_test_writes_to_the_streams_is_its_output() {
+    for name in ["vitest3", "vitest4", "vitest5"] {
+        let project = case_project("vitest-raw-writes", name);
+        let json = project.path().join("result.json");
+        let mut command = command_in(project.path(), name, &["--json"]);
+        let out = output(command.arg(&json));
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let result = util::json(&json);
+        let got: Vec<(String, String, String)> = result["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let text = |key: &str| t[key].as_str().unwrap_or_default().to_owned();
+                (text("name"), text("stdout"), text("stderr"))
+            })
+            .collect();
+        let mut want: Vec<(String, String, String)> = ["one", "two", "three", "four"]
+            .map(|n| {
+                (
+                    n.to_owned(),
+                    format!("out of {n}\n"),
+                    format!("err of {n}\n"),
+                )
+            })
+            .to_vec();
+        want.push(("quiet".into(), String::new(), String::new()));
+        let mixed = "logged by mixed\nbytes of mixed\n";
+        want.push(("mixed".into(), mixed.into(), String::new()));
+        assert_eq!(got, want, "{name}");
+    }
+}
+
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
 /// A test failed on every attempt took its message from the first; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one
