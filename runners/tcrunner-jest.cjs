@@ -292,10 +292,13 @@ class TcrunnerJestReporter {
   onTestCaseResult(test, result) {
     if (!this._sink) return;
     const key = JSON.stringify([...result.ancestorTitles, result.title]);
-    // A retry's result (jest counts the runs) is its held test's; any other
-    // is the first started-unfinished test's, as results come in start order.
+    // A retry's result (jest counts the runs) is its held test's: the first
+    // one of the name not yet told of this run, as jest retries one test
+    // after another, each as often as it needs. Any other result is the
+    // first started-unfinished test's, as results come in start order.
     const retry = result.invocations > 1;
-    const open = (file) => (file.live.get(key) || []).find((e) => e.started && !e.finished && !e.held === !retry);
+    const open = (file) => (file.live.get(key) || []).find((e) => e.started && !e.finished
+      && (retry ? e.held && (e.invocations || 1) < result.invocations : !e.held));
     let running = this._runningFiles(test);
     if (running.length > 1) running = running.filter(open);
     if (running.length !== 1) return; // a file several projects run at once: reported at its end
@@ -303,6 +306,7 @@ class TcrunnerJestReporter {
     const out = [];
     let entry = open(file);
     if (entry && entry.held) {
+      entry.invocations = result.invocations;
       // The held failure was an attempt.
       const failure = describeFailure(entry.held, this._rootDir);
       entry.attempts = (entry.attempts || 1) + 1;

@@ -1131,8 +1131,9 @@ fn a_jest_test_that_passes_on_a_retry_is_one_passed_test() {
 
 /// Tests of one name in one block are each their own test, as jest counts
 /// them: a skipped one was the verdict of the one that ran, a second test
-/// was taken for a retry of a first that jest ran again, and two
-/// concurrent ones that ended in the other order were three.
+/// was taken for a retry of a first that jest ran again, two concurrent
+/// ones that ended in the other order were three, and the retries of two
+/// that both failed once all went to the first.
 #[test]
 fn jest_tests_of_one_name_are_counted_as_jest_counts_them() {
     for name in ["jest29", "jest30"] {
@@ -1166,14 +1167,32 @@ fn jest_tests_of_one_name_are_counted_as_jest_counts_them() {
             }
         }
         want.sort();
-        assert_eq!(want.len(), 8, "{name}: {want:?}");
+        assert_eq!(want.len(), 10, "{name}: {want:?}");
         // ` #2` tells a second test of one name apart.
-        let mut got: Vec<(String, String)> = verdicts(&stream)
-            .into_iter()
-            .map(|(key, verdict)| (key.trim_end_matches(" #2").to_owned(), verdict))
+        let found = tests_by_path(&stream);
+        let mut got: Vec<(String, String)> = found
+            .iter()
+            .map(|(key, test)| (key.trim_end_matches(" #2").to_owned(), test.verdict.clone()))
             .collect();
         got.sort();
         assert_eq!(got, want, "{name}: {}", String::from_utf8_lossy(&stream));
+        // The test that failed is the one that always fails.
+        let again = [
+            "retry-both.test.js > again",
+            "retry-both.test.js > again #2",
+        ];
+        let failed: Vec<_> = again
+            .iter()
+            .filter(|k| found[**k].verdict == "failed")
+            .collect();
+        assert_eq!(failed.len(), 1, "{name}");
+        let expected = found[*failed[0]].expected.as_deref();
+        assert_eq!(
+            expected,
+            Some("never"),
+            "{name}: {}",
+            String::from_utf8_lossy(&stream)
+        );
     }
 }
 
