@@ -645,8 +645,26 @@ fn obsolete_snapshots_that_fail_jests_run_are_said() {
     for name in ["jest29", "jest30"] {
         let project = case_project("jest-snapshots", name);
         let target = "obsolete.test.js";
-        let (code, stream) = run_in(project.path(), name, &["--path", target]);
+        let json = project.path().join("result.json");
+        let ctrf = project.path().join("ctrf.json");
+        let (json_arg, ctrf_arg) = (json.to_string_lossy(), ctrf.to_string_lossy());
+        let args = ["--path", target, "--json", &json_arg, "--ctrf", &ctrf_arg];
+        let (code, stream) = run_in(project.path(), name, &args);
         assert_eq!(code, 1, "{name}: jest fails the run");
+        // The result files tell it once: the run's failure quotes it.
+        let errors: Vec<String> = util::json(&json)["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["message"].as_str().unwrap().to_owned())
+            .collect();
+        let ctrf_errors = &util::json(&ctrf)["results"]["extra"]["errors"];
+        assert_eq!(errors.len(), 1, "{name}: {errors:?}");
+        assert!(
+            errors[0].contains("obsolete.test.js: `removed test 1`"),
+            "{name}: {errors:?}"
+        );
+        assert_eq!(ctrf_errors, &serde_json::json!(errors), "{name}");
         assert_clean(&stream);
         assert_eq!(
             tests_by_path(&stream)["obsolete.test.js > kept"].verdict,

@@ -231,8 +231,8 @@ impl Output for CtrfFile {
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         if let TreeEvent::RunEnded(end) = event {
-            self.errors
-                .extend(end.untold_errors(|m| self.errors.iter().any(|e| e == m)));
+            self.errors.retain(|told| !end.quotes(told));
+            (self.errors).extend(end.errors.iter().map(|e| e.message.clone()));
         }
         match self.records.event(event) {
             Collected::Test(record) => self.test(&record),

@@ -193,10 +193,9 @@ impl Output for JunitFile {
 
     fn event(&mut self, event: TreeEvent<'_>) -> io::Result<()> {
         if let TreeEvent::RunEnded(end) = event {
-            let told = |m: &str| self.logs.iter().any(|(_, text)| text == m);
-            let errors = end.untold_errors(told);
-            self.logs
-                .extend(errors.into_iter().map(|e| (LogLevel::Error, e)));
+            (self.logs).retain(|(level, text)| *level != LogLevel::Error || !end.quotes(text));
+            let errors = end.errors.iter().map(|e| e.message.clone());
+            self.logs.extend(errors.map(|e| (LogLevel::Error, e)));
         }
         let collected = self.records.event(event);
         self.collected(collected)

@@ -124,17 +124,14 @@ impl RunEnd {
 }
 
 impl RunEnd {
-    /// The messages of the run-level errors that `told` says were not
-    /// logged during the run already: a file that lists the run's errors
-    /// from its logs (CTRF's `extra.errors`, JUnit's properties) gets
-    /// every one, the crash, the time limit and the run that never
-    /// started too, but each once.
-    pub(crate) fn untold_errors(&self, told: impl Fn(&str) -> bool) -> Vec<String> {
-        (self.errors.iter())
-            .map(|problem| &problem.message)
-            .filter(|message| !told(message))
-            .cloned()
-            .collect()
+    /// Whether one of the run-level errors holds `text` whole (as `jest
+    /// exited with code 1 though no test failed: <what it logged>` does): a
+    /// file that lists the run's errors from its logs (CTRF's
+    /// `extra.errors`, JUnit's properties) and then adds these, the crash,
+    /// the time limit and the run that never started too, drops such a log,
+    /// so that each is told once, as in the JSON result's `errors`.
+    pub(crate) fn quotes(&self, text: &str) -> bool {
+        (self.errors.iter()).any(|problem| problem.message.contains(text))
     }
 }
 
