@@ -1362,16 +1362,7 @@ fn what_a_vitest_test_writes_to_the_streams_is_its_output() {
         let mut command = command_in(project.path(), name, &["--json"]);
         let out = output(command.arg(&json));
         assert_eq!(out.status.code(), Some(0), "{name}");
-        let result = util::json(&json);
-        let got: Vec<(String, String, String)> = result["tests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                let text = |key: &str| t[key].as_str().unwrap_or_default().to_owned();
-                (text("name"), text("stdout"), text("stderr"))
-            })
-            .collect();
+        let got = util::result_tests(&json, ["stdout", "stderr"]);
         let mut want: Vec<(String, String, String)> = ["one", "two", "three", "four"]
             .map(|n| {
                 (

@@ -1080,16 +1080,7 @@ fn tests_a_plugin_logs_only_in_part_still_end_with_their_verdicts() {
             .arg(&results)
             .run(Duration::from_secs(120));
         run.assert_clean();
-        let results = util::json(&results);
-        let tests: Vec<(String, String, String)> = results["tests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| {
-                let text = |key: &str| t[key].as_str().unwrap_or_default().to_owned();
-                (text("name"), text("status"), text("stdout"))
-            })
-            .collect();
+        let tests = util::result_tests(&results, ["status", "stdout"]);
         let with_output = |name: &str, status: &str| {
             (
                 name.to_owned(),

@@ -57,6 +57,18 @@ pub fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The `name` and the fields `keys` of each test of a `--json` result
+/// file, in its order (`""` for a field a test lacks or that is no string).
+pub fn result_tests(path: &Path, keys: [&str; 2]) -> Vec<(String, String, String)> {
+    let result = json(path);
+    let tests = result["tests"].as_array().expect("a result's tests");
+    let text =
+        |test: &serde_json::Value, key: &str| test[key].as_str().unwrap_or_default().to_owned();
+    (tests.iter())
+        .map(|t| (text(t, "name"), text(t, keys[0]), text(t, keys[1])))
+        .collect()
+}
+
 /// `tcrunner <args>` with stdin closed and no `TEAMCITY_VERSION` inherited.
 pub fn tcrunner(args: &[&str]) -> Command {
     let mut command = Command::new(bin());
