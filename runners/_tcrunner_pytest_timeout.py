@@ -17,8 +17,9 @@ def _clock(monotonic=time.monotonic):
     """The monotonic clock Python started with. A test's fixture may replace
     ``time.monotonic`` while the test runs (freezegun, pytest-freezer, a
     monkeypatch), which would make the time left negative (a clock frozen
-    in the past) or far too long; freezegun also replaces module attributes
-    that hold it, but not a default argument."""
+    ahead of it, as at a date) or far too long (one frozen behind it);
+    freezegun also replaces module attributes that hold it, but not a
+    default argument."""
     return monotonic()
 
 
