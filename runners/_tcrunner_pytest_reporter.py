@@ -138,7 +138,7 @@ class _Reporter(_Plugin):
         # the next test's `started` to share one write. Where tests write
         # straight to pytest's stdout (-s, tee-sys), the events go there
         # too, so that each test's text stays between its events.
-        self.coalesce = None
+        self.one_at_a_time = None
         capture = config.getoption("capture", "fd")
         if config.pluginmanager.getplugin("capturemanager") is None:
             capture = "no"  # -p no:capture: nothing is captured
@@ -574,7 +574,7 @@ class _Reporter(_Plugin):
         try:
             if nodeid in self.running:
                 return  # pytest-rerunfailures runs it again: still the same test
-            if self.running and self._in_order():
+            if self.running:
                 self._finish_left_over()
             if nodeid in self.finished:
                 # Run once more under the same id (--keep-duplicates, a path
@@ -606,7 +606,7 @@ class _Reporter(_Plugin):
                     return  # exactly one `finished` per test
                 # No logstart (an xdist worker crashed, or a plugin that runs
                 # the protocol itself): the test starts here.
-                if self.running and self._in_order():
+                if self.running:
                     self._finish_left_over()
                 if node_id not in self.declared:
                     self._declare_lazily(node_id, report.location)
@@ -735,16 +735,19 @@ class _Reporter(_Plugin):
     def _in_order(self):
         """Whether this process runs its tests one at a time (not an xdist
         controller, whose workers' tests interleave)."""
-        if self.coalesce is None:
-            self.coalesce = not self.config.pluginmanager.has_plugin("dsession")
-        return self.coalesce
+        if self.one_at_a_time is None:
+            self.one_at_a_time = not self.config.pluginmanager.has_plugin("dsession")
+        return self.one_at_a_time
 
     def _finish_left_over(self):
         """Finishes the tests still running when, one test at a time, the
         next one starts or the session ends: a plugin that runs the test
         protocol itself (``runtestprotocol(log=False)``) logged no teardown
         report for them. Their verdict is that of the reports they had; one
-        that had none is skipped, as pytest counts it nowhere."""
+        that had none is skipped, as pytest counts it nowhere. Not under
+        xdist, whose workers' tests run side by side."""
+        if not self._in_order():
+            return
         for node_id, run in list(self.running.items()):
             if not run.reported:
                 run.outcome = "skipped"
@@ -922,7 +925,7 @@ class _Reporter(_Plugin):
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
         try:
-            if self.running and not self.stopped and self._in_order():
+            if self.running and not self.stopped:
                 self._finish_left_over()
         except Exception as exc:
             self._internal_error("pytest_sessionfinish", exc)
