@@ -596,11 +596,10 @@ class _Reporter(_Plugin):
     def pytest_runtest_logreport(self, report):
         # Three calls per test: the body is inline, not a method of its own.
         try:
-            node_id = report.nodeid
+            node_id, run = self._run_of(report)
             outcome = report.outcome
             if outcome != "passed":
                 self.probe.annotate(report)
-            run = self.running.get(node_id)
             if run is None:
                 if node_id in self.finished:
                     return  # exactly one `finished` per test
@@ -710,11 +709,23 @@ class _Reporter(_Plugin):
                 return
             if not self.probe.classify(report, call.excinfo.value):
                 return  # the probe caught it already
-            run = self.running.get(report.nodeid)
+            run = self._run_of(report)[1]
             if run is not None and run.failed_call is report:
                 self._failure(run, report, run.details)
         except Exception as exc:
             self._internal_error("pytest_exception_interact", exc)
+
+    def _run_of(self, report):
+        """The id of the running test a report is of, and its run (None if
+        none runs under that id). A report under an id nobody collected,
+        while one test runs here, is that test's: a plugin renamed the
+        report (``report.nodeid``), not the test, whose id stays the one
+        a rerun can select."""
+        node_id = report.nodeid
+        run = self.running.get(node_id)
+        if run is None and len(self.running) == 1 and node_id not in self.declared and self._in_order():
+            node_id, run = next(iter(self.running.items()))
+        return node_id, run
 
     def _failure(self, run, report, details=None):
         """The verdict of a failed report; ``details``: its text, if known

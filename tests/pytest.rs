@@ -1067,12 +1067,13 @@ fn a_teardown_that_skips_after_a_failure_keeps_the_failure() {
 }
 
 /// A plugin that runs the test protocol itself and logs only part of it
-/// (tests/fixtures/pytest-protocol/conftest.py): every test still ends, once,
-/// with the verdict of the reports pytest logged, and its output is in it.
+/// (tests/fixtures/pytest-protocol/conftest.py), or renames its reports:
+/// every test still ends, once, under its own id, with the verdict of the
+/// reports pytest logged, and its output is in it.
 #[test]
 fn tests_a_plugin_logs_only_in_part_still_end_with_their_verdicts() {
     let project = Project::copy("pytest-protocol");
-    for mode in ["no-start", "call-only", "bare-call", "nothing"] {
+    for mode in ["no-start", "call-only", "bare-call", "nothing", "renamed"] {
         let results = project.path().join(format!("{mode}.json"));
         let run = Tcrunner::pytest(project.path())
             .env("OWN_PROTOCOL", mode)
