@@ -31,6 +31,15 @@ function openSink() {
   // by them alone (src/process/reader.rs).
   const counted = key && typeof process.stdout.bytesWritten === 'number' && typeof process.stderr.bytesWritten === 'number';
   const written = counted ? { stdout: -1, stderr: -1 } : null;
+  if (counted) {
+    // Node makes its pipes non-blocking and queues what a full pipe does not
+    // take (a test's 200 KB console.log), so the text would reach tcrunner
+    // after the events sent behind it: a blocking pipe takes a write whole
+    // before `write` returns, as it does for Python.
+    for (const stream of [process.stdout, process.stderr]) {
+      if (stream._handle && typeof stream._handle.setBlocking === 'function') stream._handle.setBlocking(true);
+    }
+  }
   return {
     /**
      * Writes an empty frame into the process's stdout after the last event:

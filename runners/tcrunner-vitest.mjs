@@ -363,8 +363,11 @@ export default class TcrunnerVitestReporter {
     }
   }
 
-  onTestRunEnd(modules, unhandledErrors) {
+  onTestRunEnd(modules, unhandledErrors, reason) {
     if (!this.sink) return;
+    // A run vitest cancelled (`--bail`, a stop) leaves the tests it
+    // interrupted without a result: they were stopped, not crashed.
+    if (reason === 'interrupted') for (const module of modules || []) this.endInterrupted(module);
     // vitest 3 never ends a module that failed to load.
     for (const module of modules || []) if (this.nodes.has(module.id)) this.fileNode(module);
     for (const node of this.nodes.values()) if (node.kind === 'file' && !node.done) this.endModule(node.module);
@@ -411,6 +414,18 @@ export default class TcrunnerVitestReporter {
     file.done = true;
     this.scans.delete(file.file);
     this.sink.send({ ev: 'suite_done', id: file.id });
+  }
+
+  /** Ends the tests of `module` still running when vitest cancelled the run. */
+  endInterrupted(module) {
+    const tests = module.children && typeof module.children.allTests === 'function' ? module.children.allTests() : [];
+    const bail = this.vitest && this.vitest.config && this.vitest.config.bail;
+    const stopped = { outcome: 'skipped', message: `vitest stopped the run${bail ? ' (--bail)' : ''} before this test finished` };
+    for (const test of tests) {
+      const node = this.nodes.get(test.id);
+      const result = node && node.started && !node.done && test.result();
+      if (result && result.state === 'pending') this.finishTest(test, node, result, undefined, stopped);
+    }
   }
 
   /** Why a test of `module` that vitest left running ended with it. */

@@ -514,6 +514,62 @@ fn failing_run(case: &str, name: &str) -> (Project, Vec<u8>) {
     (project, stream)
 }
 
+/// vitest's `--bail` cancels the run while tests of another worker run:
+/// those it left without a result were stopped, not crashed (exit 71). The
+/// cancel races the tests, and loses most often on a busy machine: three
+/// runs side by side, twice, give it its chances.
+#[test]
+fn tests_vitests_bail_leaves_running_are_stopped_not_crashed() {
+    for round in 0..2 {
+        let runs: Vec<_> = (0..3)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    let project = case_project("vitest-bail", "vitest4");
+                    let json = project.path().join("result.json");
+                    let args = [
+                        "--json",
+                        json.to_str().unwrap(),
+                        "--",
+                        "--bail=1",
+                        "--maxWorkers=2",
+                    ];
+                    let (code, stream) = run_in(project.path(), "vitest4", &args);
+                    let text = std::fs::read_to_string(&json).unwrap();
+                    (
+                        code,
+                        stream,
+                        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+                    )
+                })
+            })
+            .collect();
+        for run in runs {
+            let (code, stream, result) = run.join().unwrap();
+            assert_clean(&stream);
+            assert_eq!(result["errors"], serde_json::json!([]), "round {round}");
+            assert_eq!(code, 1, "round {round}");
+            let tests = result["tests"].as_array().unwrap();
+            assert!(
+                tests.iter().any(|t| t["status"] == "failed"),
+                "round {round}: {tests:?}"
+            );
+            assert!(
+                tests.iter().all(|t| t["status"] != "error"),
+                "round {round}: {tests:?}"
+            );
+            for test in tests.iter().filter(|t| t["status"] == "skipped") {
+                let message = test["message"].as_str().unwrap_or_default();
+                assert!(
+                    message.is_empty()
+                        || message == "The test run was aborted by the user."
+                        || message == "vitest stopped the run (--bail) before this test finished",
+                    "round {round}: {test}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn vitest_console_output_carries_no_colour_codes() {
     let project = case_project("vitest-values", "vitest4");
@@ -730,6 +786,37 @@ fn a_single_jest_file_prints_its_console_once_inside_the_test() {
         let (start, end) = (at("##teamcity[testStarted"), at("##teamcity[testFinished"));
         let printed = printed[0];
         assert!(start < printed && printed < end, "{name}: {text}");
+    }
+}
+
+/// Node queues what a full pipe does not take, so a test's console write
+/// larger than a pipe holds came out after the events sent behind it: in
+/// part in its test, cut inside a character, the rest (and the next
+/// test's output) after the file's end.
+#[test]
+fn a_single_jest_files_console_larger_than_a_pipe_stays_whole_in_its_test() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-big-console", name);
+        let json = project.path().join("result.json");
+        let mut command = command_in(project.path(), name, &["--json"]);
+        let out = output(command.arg(&json));
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        assert!(
+            std::str::from_utf8(&out.stdout).is_ok(),
+            "{name}: the stream is not UTF-8"
+        );
+        let got = util::result_tests(&json, ["stdout", "stderr"]);
+        let big = format!("a{}", "é".repeat(100_000));
+        let lines = |text: &str| text.lines().filter(|l| !l.trim().is_empty()).count();
+        assert_eq!(got.len(), 2, "{name}");
+        assert!(got[0].1.contains(&big), "{name}: {} bytes", got[0].1.len());
+        assert!(
+            got[1].1.contains("hello from logs after"),
+            "{name}: {:?}",
+            got[1]
+        );
+        // jest's framing (`console.log`, the call site) and the text, no more.
+        assert_eq!((lines(&got[0].1), lines(&got[1].1)), (3, 3), "{name}");
     }
 }
 

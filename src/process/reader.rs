@@ -265,7 +265,12 @@ impl Reader {
             return;
         }
         if self.inband.is_empty() && memchr::memchr(0x1b, fresh).is_none() {
-            push_text(out, fresh);
+            // A character the read cut in two waits for its rest, so that
+            // every piece of text is whole characters, whatever comes
+            // between two pieces (an event, a line break before it).
+            let whole = n - cut_char_len(fresh);
+            push_text(out, &fresh[..whole]);
+            self.inband = fresh[whole..].to_vec();
             return;
         }
         let mut bytes = std::mem::take(&mut self.inband);
@@ -275,11 +280,13 @@ impl Reader {
         loop {
             let rest = &bytes[start..];
             let Some(open) = memchr::memmem::find(rest, &opening) else {
-                // The start of an opening at the end waits for the rest of it.
+                // The start of an opening at the end waits for the rest of
+                // it, and so does a character cut in two.
                 let keep = (1..opening.len())
                     .rev()
                     .find(|&k| rest.ends_with(&opening[..k]))
-                    .unwrap_or(0);
+                    .unwrap_or(0)
+                    .max(cut_char_len(rest));
                 push_text(out, &rest[..rest.len() - keep]);
                 self.inband = rest[rest.len() - keep..].to_vec();
                 break;
@@ -468,6 +475,25 @@ impl Reader {
     }
 }
 
+/// How many bytes at the end of `text` start a UTF-8 character whose rest
+/// has not been read yet (0 to 3).
+fn cut_char_len(text: &[u8]) -> usize {
+    for back in 1..=text.len().min(3) {
+        let byte = text[text.len() - back];
+        if byte & 0xC0 == 0x80 {
+            continue; // a continuation byte: the lead is further back
+        }
+        let len = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if len > back { back } else { 0 };
+    }
+    0
+}
+
 /// Queues `text` as stdout, unless it is empty.
 fn push_text(out: &mut VecDeque<Input>, text: &[u8]) {
     if !text.is_empty() {
@@ -548,6 +574,45 @@ mod tests {
                 reader.read_ready(i, &mut inputs);
             }
         }
+    }
+
+    /// Text comes out in whole characters however the reads cut it, beside
+    /// frames or not; a character never completed still comes out at the
+    /// end.
+    #[test]
+    fn stdout_text_comes_out_in_whole_characters() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, err_w) = io::pipe().unwrap();
+        let (ev_r, ev_w) = io::pipe().unwrap();
+        let text = "aé€😀 é\u{1b}_tcrunner;k3y;{\"ev\":\"started\"}\n\u{1b}\\€😀";
+        let stream: Vec<u8> = [text.as_bytes(), b"\xC3"].concat();
+        let writer = thread::spawn(move || {
+            for byte in stream {
+                out_w.write_all(&[byte]).unwrap();
+                thread::sleep(std::time::Duration::from_micros(50));
+            }
+            drop((out_w, err_w, ev_w));
+        });
+        let mut pieces = Vec::new();
+        let mut events = 0;
+        for input in read_all(out_r, err_r, ev_r) {
+            match input {
+                Input::Stdout(bytes) => pieces.push(bytes),
+                Input::Event(_) => events += 1,
+                _ => {}
+            }
+        }
+        writer.join().unwrap();
+        let mut last = pieces.pop().unwrap();
+        assert_eq!(last.pop(), Some(0xC3), "the cut character comes out last");
+        pieces.push(last);
+        let whole: Vec<String> = pieces
+            .into_iter()
+            .map(|p| String::from_utf8(p).expect("every piece is whole characters"))
+            .collect();
+        assert_eq!(whole.concat(), "aé€😀 é€😀");
+        assert_eq!(events, 1);
     }
 
     /// Event lines framed in stdout come out in place, whole, however the
