@@ -88,7 +88,10 @@ def pytest_configure(config):
     else:
         probe = _Probe()
     manager.register(probe, _PROBE)
-    if config.get_verbosity() <= 0 and getattr(config.option, "no_summary", False):
+    # Quiet only (-q): at the normal verbosity (an ini's `-v` against our
+    # `-q`) pytest writes each file's name before its letters, and the
+    # letters' progress count after them.
+    if config.get_verbosity() < 0 and getattr(config.option, "no_summary", False):
         # In xdist's workers too: there a subtest's letter (`u`) is written
         # while the test runs, into the output the test is reported with.
         manager.register(_NoLetters(), "tcrunner-no-letters")

@@ -195,6 +195,7 @@ export default class TcrunnerVitestReporter {
     this.root = process.cwd();
     this.nameFilter = null;
     this.separator = ' ';
+    this.interrupted = false; // vitest cancelled the run (onTestRunEnd)
   }
 
   onInit(vitest) {
@@ -260,7 +261,7 @@ export default class TcrunnerVitestReporter {
     const node = this.sink && this.nodes.get(test.id);
     // vitest's own update can come after our runner's end of the test
     // (`--bail` skips the rest of a file that way): it starts nothing.
-    if (!node || node.started || node.done) return;
+    if (!node || node.started || node.done || this.interrupted) return;
     node.started = true;
     this.sink.send({ ev: 'started', id: node.id });
   }
@@ -366,8 +367,12 @@ export default class TcrunnerVitestReporter {
   onTestRunEnd(modules, unhandledErrors, reason) {
     if (!this.sink) return;
     // A run vitest cancelled (`--bail`, a stop) leaves the tests it
-    // interrupted without a result: they were stopped, not crashed.
-    if (reason === 'interrupted') for (const module of modules || []) this.endInterrupted(module);
+    // interrupted without a result: they were stopped, not crashed. A
+    // worker's update that comes later starts nothing.
+    if (reason === 'interrupted') {
+      this.interrupted = true;
+      for (const module of modules || []) this.endInterrupted(module);
+    }
     // vitest 3 never ends a module that failed to load.
     for (const module of modules || []) if (this.nodes.has(module.id)) this.fileNode(module);
     for (const node of this.nodes.values()) if (node.kind === 'file' && !node.done) this.endModule(node.module);
@@ -424,7 +429,7 @@ export default class TcrunnerVitestReporter {
     for (const test of tests) {
       const node = this.nodes.get(test.id);
       const result = node && node.started && !node.done && test.result();
-      if (result && result.state === 'pending') this.finishTest(test, node, result, undefined, stopped);
+      if (result) this.finishTest(test, node, result, undefined, result.state === 'pending' ? stopped : undefined);
     }
   }
 

@@ -1106,6 +1106,25 @@ fn tests_a_plugin_logs_only_in_part_still_end_with_their_verdicts() {
     }
 }
 
+/// An ini's `-v` against tcrunner's `-q` leaves pytest at its normal
+/// verbosity, where it writes each file's letters and then how far the run
+/// is: the letters stay, so that the count moves (blanked, it said `[  0%]`
+/// after every file).
+#[test]
+fn an_ini_verbosity_that_cancels_ours_keeps_pytests_progress() {
+    let project = Project::copy("pytest-ini-verbose");
+    let run = Tcrunner::pytest(project.path()).run(Duration::from_secs(120));
+    run.assert_clean();
+    run.assert_code(0);
+    let text = run.text();
+    let progress: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.starts_with("##teamcity[") && line.trim_end().ends_with("%]"))
+        .filter_map(|line| line.rsplit_once('[').map(|(_, count)| count.trim_end()))
+        .collect();
+    assert_eq!(progress, [" 50%]", "100%]"], "{text}");
+}
+
 /// Runs one file of tests/fixtures/pytest-edges with pytest 9; returns the
 /// finished run after checking its stream is clean.
 fn run_edge(file: &str, args: &[&str]) -> util::Run {

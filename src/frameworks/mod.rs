@@ -393,7 +393,14 @@ pub(crate) fn detect(
         (Some(_), true) => Some(FrameworkName::Pytest),
         (Some(js), false) => Some(js),
         (None, true) => Some(FrameworkName::Pytest),
-        (None, false) if python_asked() || pytest::has_test_files(project, paths) => {
+        // A path that holds no Python test file of a project that has some
+        // (a conftest collecting other files, as pygments' golden files are)
+        // is pytest's too, as the whole project would be.
+        (None, false)
+            if python_asked()
+                || pytest::has_test_files(project, paths)
+                || (!paths.is_empty() && pytest::has_test_files(project, &[])) =>
+        {
             Some(FrameworkName::Pytest)
         }
         // A package of a monorepo whose framework is set up at its root:
@@ -663,7 +670,23 @@ mod tests {
         // pytest's own configuration files alone.
         let toml = project("toml", &[("pytest.toml", "[pytest]\n")]);
         assert_eq!(detect(&toml, &[], &[]), Some(FrameworkName::Pytest));
-        for dir in [bare, suffix, vendored, js, both, toml, mono] {
+        // A folder of files a conftest collects, in a project of Python tests.
+        let golden = project(
+            "golden",
+            &[
+                ("tests/conftest.py", ""),
+                ("tests/test_a.py", ""),
+                ("tests/data/one.case", ""),
+            ],
+        );
+        for asked in ["tests/data", "tests/data/one.case"] {
+            assert_eq!(
+                detect(&golden, &path(asked), &[]),
+                Some(FrameworkName::Pytest),
+                "{asked}"
+            );
+        }
+        for dir in [bare, suffix, vendored, js, both, toml, mono, golden] {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
