@@ -948,6 +948,18 @@ fn a_vitest_type_check_failure_says_where_it_is() {
             project.path().join("types.test-d.ts").display()
         );
         assert!(details.ends_with(&place), "{name}: {details}");
+        // A target selects it: vitest matches its file's path before its titles.
+        let target = [
+            "--target",
+            "types.test-d.ts::types > are checked",
+            "--",
+            "--typecheck",
+        ];
+        let (code, stream) = run_in(project.path(), name, &target);
+        assert_eq!(code, 1, "{name}");
+        let found = tests_by_path(&stream);
+        let verdicts: Vec<&str> = found.values().map(|t| t.verdict.as_str()).collect();
+        assert_eq!(verdicts, ["error"], "{name}: {found:?}");
     }
 }
 

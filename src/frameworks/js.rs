@@ -278,22 +278,30 @@ fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
 /// The `-t` pattern for the targets that name tests, if any. The framework
 /// matches it against the titles joined by `joiner`; where that is a space,
 /// a ` > ` of the target may also be part of a title (`'a > b'`), so the
-/// pieces are joined by either.
+/// pieces are joined by either. vitest (`type_files`) puts the path of a
+/// type-check test's file (`a.test-d.ts`) before its titles.
 fn name_pattern(
     targets: &[(String, Vec<String>)],
     joiner: &str,
     tests_only: bool,
+    type_files: bool,
 ) -> Option<String> {
     let between = if joiner == " " { "(?: | > )" } else { joiner };
     let alternatives: Vec<String> = targets
         .iter()
         .filter(|(_, names)| !names.is_empty())
-        .map(|(_, names)| {
-            names
+        .map(|(file, names)| {
+            let titles = names
                 .iter()
                 .map(|n| regex_escape(n))
                 .collect::<Vec<_>>()
-                .join(between)
+                .join(between);
+            let file = file.trim_start_matches("./");
+            if type_files && is_type_test_file(file) {
+                format!("(?:{}{joiner})?{titles}", regex_escape(file))
+            } else {
+                titles
+            }
         })
         .collect();
     if alternatives.is_empty() {
@@ -309,6 +317,13 @@ fn name_pattern(
         format!("(?:{joiner}[\\s\\S]*)?")
     };
     Some(format!("^(?:{}){under}$", alternatives.join("|")))
+}
+
+/// Whether vitest takes `file` for a type-check test file by default
+/// (`*.test-d.ts`, `*.spec-d.mts`…).
+fn is_type_test_file(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name.contains(".test-d.") || name.contains(".spec-d.")
 }
 
 /// `path` without `.` parts (`.`, `./src` → ``, `src`).
@@ -653,7 +668,7 @@ impl Framework for Jest {
         let own_start = shown.len();
         shown.extend(request.raw.iter().cloned());
         let own_end = shown.len();
-        if let Some(pattern) = name_pattern(&plan.targets, " ", request.targets_are_tests) {
+        if let Some(pattern) = name_pattern(&plan.targets, " ", request.targets_are_tests, false) {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         if !plan.targets.is_empty() {
@@ -807,7 +822,8 @@ impl Framework for Vitest {
         } else {
             " "
         };
-        if let Some(pattern) = name_pattern(&plan.targets, joiner, request.targets_are_tests) {
+        if let Some(pattern) = name_pattern(&plan.targets, joiner, request.targets_are_tests, true)
+        {
             shown.push(format!("--testNamePattern={pattern}"));
         }
         let entry = plan.package.dir.join("vitest.mjs");
@@ -980,7 +996,7 @@ mod tests {
     fn targets_become_anchored_escaped_patterns() {
         let t = |s: &str| split_target(s).unwrap();
         let targets = vec![t("a.test.ts::outer > in.ner > adds (1+1)"), t("b.test.ts")];
-        let pattern = name_pattern(&targets, " ", false).unwrap();
+        let pattern = name_pattern(&targets, " ", false, true).unwrap();
         assert_eq!(
             pattern,
             r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))(?: [\s\S]*)?$"
@@ -996,24 +1012,38 @@ mod tests {
         }
         assert!(!re.is_match("outer in.ner adds (1+1)x"));
         assert_eq!(
-            name_pattern(&targets, " > ", false).unwrap(),
+            name_pattern(&targets, " > ", false, true).unwrap(),
             r"^(?:outer > in\.ner > adds \(1\+1\))(?: > [\s\S]*)?$"
         );
-        assert_eq!(name_pattern(&[t("b.test.ts")], " ", false), None);
+        assert_eq!(name_pattern(&[t("b.test.ts")], " ", false, true), None);
         assert!(split_target("::x").is_err());
         assert!(split_target("a.ts::x >  > y").is_err());
         // A title's own spaces are part of it.
-        let padded = name_pattern(&[t("a.ts::parses ")], " ", false).unwrap();
+        let padded = name_pattern(&[t("a.ts::parses ")], " ", false, true).unwrap();
         let re = regex::Regex::new(&padded).unwrap();
         assert!(re.is_match("parses "));
         assert!(!re.is_match("parses x"));
         // Targets known to be tests (`--lf`'s failures) take nothing under
         // them: not a test whose title only starts the same.
-        let tests = name_pattern(&targets, " ", true).unwrap();
+        let tests = name_pattern(&targets, " ", true, true).unwrap();
         assert_eq!(tests, r"^(?:outer(?: | > )in\.ner(?: | > )adds \(1\+1\))$");
         let re = regex::Regex::new(&tests).unwrap();
         assert!(re.is_match("outer in.ner adds (1+1)"));
         assert!(!re.is_match("outer in.ner adds (1+1) x"));
+        // vitest names a type-check test after its file first.
+        let typed = [t("./test/types.test-d.ts::types > number")];
+        for (joiner, name) in [
+            (" ", "test/types.test-d.ts types number"),
+            (" > ", "test/types.test-d.ts > types > number"),
+        ] {
+            let pattern = name_pattern(&typed, joiner, true, true).unwrap();
+            let re = regex::Regex::new(&pattern).unwrap();
+            assert!(re.is_match(name), "{pattern}");
+            assert!(
+                !re.is_match(&format!("other.test-d.ts{joiner}types{joiner}number")),
+                "{pattern}"
+            );
+        }
     }
 
     #[test]

@@ -576,17 +576,13 @@ mod tests {
         }
     }
 
-    /// Text comes out in whole characters however the reads cut it, beside
-    /// frames or not; a character never completed still comes out at the
-    /// end.
-    #[test]
-    fn stdout_text_comes_out_in_whole_characters() {
+    /// What the reader makes of `stream` written into stdout a byte at a
+    /// time (every cut a frame or a character can have), and the writer.
+    fn read_stdout_byte_by_byte(stream: Vec<u8>) -> (Vec<Input>, thread::JoinHandle<()>) {
         use std::io::Write;
         let (out_r, mut out_w) = io::pipe().unwrap();
         let (err_r, err_w) = io::pipe().unwrap();
         let (ev_r, ev_w) = io::pipe().unwrap();
-        let text = "aé€😀 é\u{1b}_tcrunner;k3y;{\"ev\":\"started\"}\n\u{1b}\\€😀";
-        let stream: Vec<u8> = [text.as_bytes(), b"\xC3"].concat();
         let writer = thread::spawn(move || {
             for byte in stream {
                 out_w.write_all(&[byte]).unwrap();
@@ -594,9 +590,19 @@ mod tests {
             }
             drop((out_w, err_w, ev_w));
         });
+        (read_all(out_r, err_r, ev_r), writer)
+    }
+
+    /// Text comes out in whole characters however the reads cut it, beside
+    /// frames or not; a character never completed still comes out at the
+    /// end.
+    #[test]
+    fn stdout_text_comes_out_in_whole_characters() {
+        let text = "aé€😀 é\u{1b}_tcrunner;k3y;{\"ev\":\"started\"}\n\u{1b}\\€😀";
+        let (inputs, writer) = read_stdout_byte_by_byte([text.as_bytes(), b"\xC3"].concat());
         let mut pieces = Vec::new();
         let mut events = 0;
-        for input in read_all(out_r, err_r, ev_r) {
+        for input in inputs {
             match input {
                 Input::Stdout(bytes) => pieces.push(bytes),
                 Input::Event(_) => events += 1,
@@ -621,10 +627,6 @@ mod tests {
     /// opening without an end, are text after all.
     #[test]
     fn event_lines_in_stdout_keep_their_place() {
-        use std::io::Write;
-        let (out_r, mut out_w) = io::pipe().unwrap();
-        let (err_r, err_w) = io::pipe().unwrap();
-        let (ev_r, ev_w) = io::pipe().unwrap();
         let stream: Vec<u8> = [
             &b"before\x1b_tcrunner;k3y;{\"ev\":\"started\"}\n\x1b\\inside "[..],
             b"\x1b_tcrunner;k3y;{\"ev\":\"fini\x1b\\[other]\x1b_tcrunner;k3y;shed\"}\n\x1b\\",
@@ -633,16 +635,9 @@ mod tests {
             b"after \x1b_tcrunner;k3y;no end",
         ]
         .concat();
-        let writer = thread::spawn(move || {
-            // A byte at a time: every cut an opening or an end can have.
-            for byte in stream {
-                out_w.write_all(&[byte]).unwrap();
-                thread::sleep(std::time::Duration::from_micros(50));
-            }
-            drop((out_w, err_w, ev_w));
-        });
+        let (inputs, writer) = read_stdout_byte_by_byte(stream);
         let mut seen = String::new();
-        for input in read_all(out_r, err_r, ev_r) {
+        for input in inputs {
             match input {
                 Input::Stdout(bytes) => seen.push_str(&String::from_utf8_lossy(&bytes)),
                 Input::Event(line) => {
