@@ -556,6 +556,34 @@ fn vitest_lf_reruns_exactly_the_failed_tests() {
     js_sequence(&project, "mjs", true);
 }
 
+/// `--lf -- one`: the user's own filter after `--` narrows the failures
+/// rerun, where jest and vitest would OR it with the failures' files.
+#[test]
+fn lf_keeps_to_the_users_own_filters_on_jest_and_vitest() {
+    for (framework, ext, esm) in [("jest", "js", false), ("vitest", "mjs", true)] {
+        let project = js_project(framework);
+        project.write(
+            &format!("one/a.test.{ext}"),
+            &js_tests(&[("a good", false), ("a bad", true)], esm),
+        );
+        project.write(
+            &format!("two/b.test.{ext}"),
+            &js_tests(&[("b good", false), ("b bad", true)], esm),
+        );
+        Tcrunner::new(project.path()).run(LIMIT).assert_code(1);
+        let lf = Tcrunner::new(project.path())
+            .args(["--lf", "--", "one"])
+            .run(LIMIT);
+        lf.assert_code(1).assert_clean();
+        assert_eq!(started(&lf), ["a bad"], "{framework}: {}", lf.describe());
+        assert_eq!(
+            line(&lf.text(), "run-last-failure:"),
+            Some("run-last-failure: 1 failed tests of 4"),
+            "{framework}"
+        );
+    }
+}
+
 /// `--ff`, then `--nf`, on each installed major of jest (`jest29`, …) or
 /// vitest: the files the history puts first start first, in one worker.
 /// The framework's own cache is left out of every run (a fresh jest cache

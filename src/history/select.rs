@@ -20,6 +20,11 @@ pub(crate) struct Options {
     pub stepwise: bool,
     pub stepwise_skip: bool,
     pub stepwise_reset: bool,
+    /// The test files the user's own arguments after `--` select, where the
+    /// framework lists them (jest, vitest): `--lf` keeps the failures in
+    /// them, as the framework would OR those filters with the failures'
+    /// files.
+    pub selected_files: Option<Vec<String>>,
 }
 
 /// What the history changes about the run.
@@ -115,6 +120,10 @@ pub(crate) fn plan(
             .iter()
             .copied()
             .filter(|(id, entry)| asked_for(request, id, &entry.file))
+            .filter(|(_, entry)| {
+                let selected = options.selected_files.as_ref();
+                selected.is_none_or(|files| files.contains(&entry.file))
+            })
             .collect();
         let status = if all_failed.is_empty() {
             if options.last_failed && options.none_without_failures {
@@ -263,6 +272,17 @@ mod tests {
             request.targets,
             ["a.test.js::x > one", "src/b.test.js::three"]
         );
+        // The user's own filters after `--` select `src/` alone.
+        let narrowed = Options {
+            selected_files: Some(vec!["src/b.test.js".to_owned()]),
+            ..Options {
+                last_failed: true,
+                ..Options::default()
+            }
+        };
+        let mut request = Request::default();
+        super::plan(&narrowed, &h, &mut request, true);
+        assert_eq!(request.targets, ["src/b.test.js::three"]);
         let mut request = Request {
             paths: vec!["./src/".into()],
             ..Request::default()
