@@ -230,7 +230,8 @@ class FileState {
 
 class TcrunnerJestReporter {
   constructor(globalConfig) {
-    this._sink = openSink();
+    // jest prints a one-file run's console live, between the events.
+    this._sink = openSink({ blockingText: true });
     if (!this._sink) return;
     this._rootDir = (globalConfig && globalConfig.rootDir) || process.cwd();
     // File suites are named below the folder jest runs in, as jest prints
