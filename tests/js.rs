@@ -534,12 +534,7 @@ fn tests_vitests_bail_leaves_running_are_stopped_not_crashed() {
                         "--maxWorkers=2",
                     ];
                     let (code, stream) = run_in(project.path(), "vitest4", &args);
-                    let text = std::fs::read_to_string(&json).unwrap();
-                    (
-                        code,
-                        stream,
-                        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
-                    )
+                    (code, stream, util::json(&json))
                 })
             })
             .collect();

@@ -51,6 +51,20 @@ pub(super) fn prepare(
     }
     let (history, stamp) =
         history::load_stamped(&file, name, |warning| note(&format!("warning: {warning}")));
+    // `--lf -- one` on jest and vitest: the failures become paths, which the
+    // framework ORs with the user's `one`, so the user's filters choose the
+    // files first (one more listing of the framework's, only where there
+    // are failures to rerun).
+    let narrowed = raw.last_failed
+        && !request.raw.is_empty()
+        && request.paths.is_empty()
+        && request.targets.is_empty()
+        && history.failed().next().is_some();
+    let selected_files = narrowed
+        .then(|| framework.test_files(request))
+        .flatten()
+        .transpose()?
+        .map(|files| relative_files(&files, project));
     let options = Options {
         last_failed: raw.last_failed,
         failed_first: raw.failed_first,
@@ -58,26 +72,7 @@ pub(super) fn prepare(
         stepwise: raw.stepwise,
         stepwise_skip: raw.stepwise_skip,
         stepwise_reset: raw.stepwise_reset,
-        selected_files: None,
-    };
-    // `--lf -- one` on jest and vitest: the failures become paths, which the
-    // framework ORs with the user's `one`, so the user's filters choose the
-    // files first (one more listing of the framework's, for this case only).
-    let narrowed = raw.last_failed
-        && !request.raw.is_empty()
-        && request.paths.is_empty()
-        && request.targets.is_empty();
-    let listed = if narrowed {
-        framework.test_files(request)
-    } else {
-        None
-    };
-    let options = match listed {
-        Some(files) => Options {
-            selected_files: Some(relative_files(&files?, project)),
-            ..options
-        },
-        None => options,
+        selected_files,
     };
     // Collecting runs no test: it must not drop every test from the history.
     let full_before = request.paths.is_empty()
