@@ -199,6 +199,14 @@ function describeFailure(result, rootDir) {
   return failure;
 }
 
+/** Whether a test of `file` has started and not ended (nor is held for a retry). */
+function hasRunning(file) {
+  for (const entries of file.live.values()) {
+    if (entries.some((e) => e.started && !e.finished && !e.held)) return true;
+  }
+  return false;
+}
+
 /** One test file's part of the tree in one jest project. */
 class FileState {
   constructor(file, project, key) {
@@ -281,13 +289,45 @@ class TcrunnerJestReporter {
     // jest runs a held test again (`jest.retryTimes`): it is still running.
     // Only its result tells that apart from another test of the same name.
     const key = JSON.stringify([...(info.ancestorTitles || []), info.title]);
-    if ((file.live.get(key) || []).some((e) => e.held && !e.finished)) return;
+    const entries = file.live.get(key) || [];
+    if (entries.some((e) => e.held && !e.finished)) return;
+    if (this._replays(file, key, entries)) return;
     const line = file.lineOf(info.title);
     const out = [];
     const entry = this._newTest(file, info.ancestorTitles || [], info.title, line && { line }, out);
     entry.started = true;
     out.push({ ev: 'started', id: entry.id });
     this._sink.send(...out);
+  }
+
+  /**
+   * Whether the test `key` now starting is one jest already ran in `file`,
+   * run again because the worker running the file died (`process.exit` in a
+   * test): jest then runs the whole file again in a new worker, up to three
+   * times, and reports the file failed with no tests. Each test is shown
+   * once: a replayed test that ran before is not shown again unless it ends
+   * otherwise, and the test the worker died in stays running until it ends
+   * or the file does. Tests of one file run one at a time, so a start while
+   * another test of the file is still running, of a test that already ran,
+   * begins a replay.
+   */
+  _replays(file, key, entries) {
+    const earlier = entries.filter((e) => e.started && !e.held);
+    if (!file.replay) {
+      if (!earlier.some((e) => e.finished) || !hasRunning(file)) return false;
+      file.replay = new Map(); // key -> its starts in this attempt
+    }
+    const n = file.replay.get(key) || 0;
+    if (n >= earlier.length) {
+      // It ran fewer times before than now: either the file started over
+      // once more, or this attempt got further than the last one.
+      if (n === 0 || !hasRunning(file)) return false;
+      file.replay = new Map();
+      return this._replays(file, key, entries);
+    }
+    file.replay.set(key, n + 1);
+    if (earlier[n].finished) earlier[n].replayed = true;
+    return true;
   }
 
   onTestCaseResult(test, result) {
@@ -316,6 +356,12 @@ class TcrunnerJestReporter {
       out.push({ ev: 'output', id: entry.id, stream: 'stderr', text });
     }
     if (!entry) {
+      // A replayed test that ends as it did before was shown already.
+      const replayed = (file.live.get(key) || []).find((e) => e.replayed);
+      if (replayed) {
+        replayed.replayed = false;
+        if (replayed.status === result.status) return;
+      }
       entry = this._newTest(file, result.ancestorTitles, result.title, result.location || file.locationOf(result.title), out);
       entry.started = true;
       out.push({ ev: 'started', id: entry.id });

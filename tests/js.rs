@@ -640,33 +640,67 @@ fn fresh_cache(project: &Path) -> String {
     format!("--cacheDirectory={}", project.join(".cache").display())
 }
 
+/// A worker that dies in a test (`process.exit`) makes jest run its file
+/// again, up to three times: each test is shown once, the one the worker
+/// died in with the file's error.
 #[test]
 fn tests_a_dead_jest_worker_left_running_fail_with_the_files_error() {
     for name in ["jest29", "jest30"] {
         let project = case_project("jest-worker-exit", name);
         let cache = fresh_cache(project.path());
-        let (code, stream) = run_in(project.path(), name, &["--", "--maxWorkers=2", &cache]);
+        let json = project.path().join("result.json");
+        let json_arg = json.to_string_lossy();
+        let args = ["--json", &json_arg, "--", "--maxWorkers=2", &cache];
+        let (code, stream) = run_in(project.path(), name, &args);
         assert_eq!(code, 1, "{name}: a failed test, not a crash of jest");
         assert_clean(&stream);
         let found = tests_by_path(&stream);
-        let exits: Vec<_> = found
-            .iter()
-            .filter(|(key, _)| key.starts_with("exit.test.js > calls process.exit"))
-            .collect();
-        assert!(!exits.is_empty(), "{name}: {found:?}");
-        for (key, test) in exits {
-            assert_eq!(test.verdict, "error", "{name}: {key}");
-            let message = test.message.as_deref().unwrap_or_default();
-            assert!(
-                message.contains("child process exceptions"),
-                "{name}: {key}: {message}"
-            );
-        }
+        let keys: Vec<&str> = found.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "exit.test.js > before exit",
+                "exit.test.js > calls process.exit",
+                "exit.test.js > twice",
+                "exit.test.js > twice #2",
+                "other.test.js > in another file"
+            ],
+            "{name}: each test once, whatever jest's attempts"
+        );
+        assert_eq!(found["exit.test.js > before exit"].verdict, "passed");
+        let exit = &found["exit.test.js > calls process.exit"];
+        assert_eq!(exit.verdict, "error", "{name}");
+        let message = exit.message.as_deref().unwrap_or_default();
         assert!(
-            !found.contains_key("exit.test.js > Test suite failed to run"),
-            "{name}"
+            message.contains("child process exceptions"),
+            "{name}: {message}"
         );
         assert_eq!(found["other.test.js > in another file"].verdict, "passed");
+        let statuses: Vec<(String, String)> = util::json(&json)["tests"]
+            .as_array()
+            .expect("tests")
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap().to_owned(),
+                    t["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let mut statuses = statuses;
+        statuses.sort();
+        assert_eq!(
+            statuses,
+            [
+                ("before exit", "passed"),
+                ("calls process.exit", "error"),
+                ("in another file", "passed"),
+                ("twice", "passed"),
+                ("twice", "passed")
+            ]
+            .map(|(n, s)| (n.to_owned(), s.to_owned())),
+            "{name}: the result file as the stream"
+        );
     }
 }
 
