@@ -765,7 +765,9 @@ class _Reporter(_Plugin):
                 run.message = "pytest logged no result for this test"
             self._finish(node_id, run)
 
-    def _finish(self, node_id, run):
+    def _finish(self, node_id, run, last=True):
+        """Sends a test's end; `last`: nothing more of its test item runs
+        (a subtest's end is followed by the rest of its test)."""
         if run.held is not None:
             held, run.held = run.held, None
             if run.outcome not in ("passed", "xpass"):
@@ -773,10 +775,11 @@ class _Reporter(_Plugin):
                     self.send(event)
         del self.running[node_id]
         self.finished.add(node_id)
-        if self._in_order() and self.writer.batch is None:
+        if last and self._in_order() and self.writer.batch is None:
             # Held until the next logstart (microseconds away: nothing runs
             # between one test's teardown report and the next test's start)
-            # or the end of the session, whichever comes first.
+            # or the end of the session, whichever comes first. Not a
+            # subtest's: the rest of its test, which may never end, runs next.
             self.writer.gather()
         # Built by hand: this runs for every test (a dict through the encoder
         # costs more than the rest of the hook).
@@ -836,7 +839,7 @@ class _Reporter(_Plugin):
             self._failure(sub, report)
             run.failed_subtests += 1
         sub.duration = report.duration
-        self._finish(test_id, sub)
+        self._finish(test_id, sub, last=False)
 
     def _output(self, node_id, report, when, start=0):
         # Sections accumulate phase by phase (the teardown report repeats

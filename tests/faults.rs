@@ -881,6 +881,69 @@ fn pytest_target_that_names_no_test_says_so_on_a_failed_node() {
     assert_eq!(run.count(&["ran no tests"]), 0, "{}", run.describe());
 }
 
+/// A test whose process dies after some of its subtests ended: those keep
+/// their verdicts, the test fails with the crash, and nothing else is
+/// invented (the subtests' ends were held back, and the crash was told
+/// again as a node of its own).
+#[test]
+fn a_crash_after_subtests_ended_keeps_their_verdicts() {
+    let project = Project::copy("pytest-subtests");
+    project.write(
+        "test_dies_after_subtests.py",
+        "import os\nimport unittest\n\n\n\
+         def test_fixture(subtests):\n    \
+         with subtests.test(msg='passes'):\n        pass\n    \
+         with subtests.test(msg='dies'):\n        os._exit(0)\n\n\n\
+         class TestCase(unittest.TestCase):\n    \
+         def test_method(self):\n        \
+         with self.subTest('fails'):\n            self.fail('no')\n        \
+         with self.subTest('dies'):\n            os._exit(0)\n",
+    );
+    for (target, test, subtest, verdict) in [
+        ("test_fixture", "test_fixture", "[passes]", "passed"),
+        ("TestCase", "test_method", "[fails]", "failed"),
+    ] {
+        let json = project.path().join("result.json");
+        let run = Tcrunner::pytest(project.path())
+            .args([
+                "--target",
+                &format!("test_dies_after_subtests.py::{target}"),
+            ])
+            .arg("--json")
+            .arg(&json)
+            .run(LIMIT);
+        assert_sound(&run, 71);
+        assert_contains(
+            &run.failure_of(test),
+            "message='pytest exited with code 0 during this test'",
+            &run,
+        );
+        let found = util::tests_by_path(&run.stdout);
+        let names: Vec<&String> = found.keys().collect();
+        assert_eq!(names.len(), 2, "{target}: {names:?}");
+        let sub = found
+            .iter()
+            .find(|(key, _)| key.ends_with(&format!("{test} > {subtest}")))
+            .unwrap_or_else(|| panic!("{target}: {names:?}"));
+        assert_eq!(sub.1.verdict, verdict, "{target}");
+        let mut files = util::result_tests(&json, ["status", "message"]);
+        files.sort();
+        assert_eq!(files.len(), 2, "{target}: {files:?}");
+        let statuses: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, s, _)| (n.as_str(), s.as_str()))
+            .collect();
+        assert!(
+            statuses.contains(&(subtest, verdict)),
+            "{target}: {statuses:?}"
+        );
+        assert!(
+            statuses.contains(&(test, "error")),
+            "{target}: {statuses:?}"
+        );
+    }
+}
+
 /// `pytest.exit()` outside any test (a conftest giving up before the run):
 /// pytest stops on purpose with the code it was given, which stands. It
 /// was told as a run that found no tests, exit 5.

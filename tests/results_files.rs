@@ -573,6 +573,53 @@ fn an_unwritable_path_stops_before_anything_runs() {
     }
 }
 
+/// Two result files at one path would write over each other: refused
+/// before anything runs, whichever way the path is spelt.
+#[test]
+fn two_outputs_naming_one_file_are_refused() {
+    let project = Project::copy("pytest");
+    project.write("conftest.py", "open(__file__ + '.ran', 'w').close()\n");
+    let ran = project.path().join("conftest.py.ran");
+    let path = project.path().join("out.json");
+    let same = project.path().join("sub/../out.json");
+    std::fs::create_dir(project.path().join("sub")).unwrap();
+    let run = tcrunner(&[
+        "--project",
+        project.path().to_str().unwrap(),
+        "--python",
+        util::pytest9().to_str().unwrap(),
+        "--json",
+        path.to_str().unwrap(),
+        "--ctrf",
+        same.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(run.status.code(), Some(64));
+    assert!(run.stdout.is_empty(), "nothing ran");
+    assert!(!ran.exists(), "pytest ran");
+    assert!(!path.exists(), "a file was written");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(
+        stderr,
+        format!("tcrunner: --json {}: --ctrf names it too\n", path.display())
+    );
+    let report = util::path("tests/fixtures/reports/jest.json");
+    let convert = tcrunner(&[
+        "convert",
+        report.to_str().unwrap(),
+        "--junit-xml",
+        path.to_str().unwrap(),
+        "--ctrf",
+        path.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(convert.status.code(), Some(64), "convert");
+    assert!(convert.stdout.is_empty());
+    assert!(!path.exists(), "convert wrote a file");
+}
+
 // --- whatever happens: crash, time limit, signal ------------------------------
 
 fn fault_run(project: &Project, dir: &Path) -> Tcrunner {

@@ -30,6 +30,9 @@ pub(crate) enum ConvertError {
     /// The IDE's socket cannot be used.
     #[error(transparent)]
     Socket(#[from] SocketError),
+    /// Options that cannot go together.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl ConvertError {
@@ -37,6 +40,7 @@ impl ConvertError {
         match self {
             ConvertError::Output(_) | ConvertError::OutputFile(_) => exit::IO_ERROR,
             ConvertError::Socket(_) => exit::SOCKET_UNREACHABLE,
+            ConvertError::Usage(_) => exit::USAGE,
         }
     }
 }
@@ -106,6 +110,9 @@ pub(crate) fn run_with(
     if let Some(run) = recording {
         output.collect_only = run.collect_only;
         output.block_service_messages = run.block_service_messages;
+    }
+    if let Some(clash) = report::shared_output_path(&output) {
+        return Err(ConvertError::Usage(clash));
     }
     let files = report::open_files(&output).map_err(ConvertError::OutputFile)?;
     let out = Transport::from_env(out, output.dialect.writes_messages())?;

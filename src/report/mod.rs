@@ -36,7 +36,7 @@ pub(crate) use outlet::{drain_all, flush_stderr, stderr, stderr_line, Outlet};
 pub(crate) use output::{Opened, Output, Problem, ProblemKind, RunEnd, RunStart, TreeEvent};
 pub(crate) use outputs::FileOutput;
 pub(crate) use passthrough::StderrText;
-pub(crate) use pipeline::{open_files, Pipeline};
+pub(crate) use pipeline::{open_files, shared_output_path, Pipeline};
 pub(crate) use style::printable;
 pub(crate) use summary::Summary;
 pub(crate) use transport::{Socket, SocketError, Transport};

@@ -1,7 +1,7 @@
 //! The pipeline every source feeds: events go through the [`Tree`], which
 //! assigns ids and decides what opens and closes, then to every output.
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::ctrf_file::CtrfFile;
 use super::events_file::{EventsFile, RunLine};
@@ -94,6 +94,39 @@ impl<O: Output> Output for Counted<O> {
 
     fn finish(&mut self) -> io::Result<()> {
         self.inner.finish()
+    }
+}
+
+/// Two file outputs `config` names one file with, as `--json x.json: --ctrf
+/// names it too`: each would write over the other.
+pub(crate) fn shared_output_path(config: &OutputConfig) -> Option<String> {
+    let named = [
+        ("--events-out", &config.events_out),
+        ("--ctrf", &config.ctrf),
+        ("--junit-xml", &config.junit_xml),
+        ("--json", &config.grading.json),
+    ];
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for (option, path) in named {
+        let Some(path) = path else { continue };
+        let same = same_file_key(path);
+        if let Some((first, _)) = seen.iter().find(|(_, key)| *key == same) {
+            return Some(format!("{option} {}: {first} names it too", path.display()));
+        }
+        seen.push((option, same));
+    }
+    None
+}
+
+/// What two paths naming one file have in common: the canonical folder
+/// (links resolved) and the file's name.
+fn same_file_key(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(folder), Some(name)) => std::fs::canonicalize(folder)
+            .map(|folder| folder.join(name))
+            .unwrap_or(absolute),
+        _ => absolute,
     }
 }
 

@@ -211,6 +211,9 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     } else {
         output.grading.policy
     };
+    if let Some(clash) = report::shared_output_path(&output) {
+        return Err(RunError::Usage(clash));
+    }
     let mut files = report::open_files(&output).map_err(RunError::OutputFile)?;
     files.push(report::FileOutput::History(
         session.output(&project, framework),

@@ -532,7 +532,7 @@ impl State {
             pipeline.text(&text)?;
         }
         if let Some((ids, why)) = timed_out {
-            for id in ids {
+            for id in ids.into_iter().rev() {
                 self.running.remove(&id);
                 fail(pipeline, id, why.clone(), None)?;
             }
@@ -737,7 +737,9 @@ impl State {
             let text = format!("{why}: {}", shown.join(", "));
             self.problem(ProblemKind::Crash, &text);
             note(&text);
-            for id in running {
+            // Innermost first (a subtest before its test): failing a test
+            // closes what runs under it.
+            for id in running.into_iter().rev() {
                 fail(pipeline, id, why.clone(), details.clone())?;
             }
         } else if status.code().is_none() && self.reported {
