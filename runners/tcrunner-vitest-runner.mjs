@@ -17,7 +17,7 @@
 //!   then the block itself.
 //! Updates within 5 ms of the last send go together when that has passed,
 //! and all are sent when a file ends; under tcrunner's `--timeout` a test's
-//! start is sent at once.
+//! start and end are sent at once.
 //!
 //! The reporter takes such an update as the start or end of what it names.
 //! vitest's own updates follow as before, and the reporter, having finished
@@ -45,11 +45,13 @@ const GATHER_MS = 5;
 
 /**
  * Under a per-test time limit (tcrunner's `--timeout`), a test's start
- * leaves before its body runs, not gathered: a test that blocks its worker
- * at once would keep its start, and the previous test's end, from leaving,
- * and the limit would be put on the test before it.
+ * leaves before its body runs, and its end as it ends, not gathered: a test
+ * that blocks its worker at once would keep its start, and the previous
+ * test's end, from leaving, and the limit would be put on the test before
+ * it; an `afterAll` that blocks would keep the end of the test before it
+ * from leaving, and the limit would be put on that test.
  */
-const START_AT_ONCE = Boolean(process.env.TCRUNNER_TEST_TIMEOUT);
+const AT_ONCE = Boolean(process.env.TCRUNNER_TEST_TIMEOUT);
 
 /**
  * A result whose errors travel as `tcrunnerErrors`, which the reporter puts
@@ -128,13 +130,14 @@ export default class TcrunnerVitestRunner extends VitestRunner {
     // The first try's start: from here on the test is running.
     if (options && (options.retry || options.repeats)) return;
     this.tcrunnerSend([test]);
-    if (START_AT_ONCE) this.tcrunnerFlush();
+    if (AT_ONCE) this.tcrunnerFlush();
   }
 
   async onAfterRunTask(test) {
     await super.onAfterRunTask?.(test);
     this.tcrunnerRunning.delete(test);
     this.tcrunnerEnd([test]);
+    if (AT_ONCE) this.tcrunnerFlush();
   }
 
   async onAfterRunSuite(suite) {

@@ -568,6 +568,27 @@ fn vitest_timeout_names_a_test_that_blocks_right_after_another() {
     assert!(!run.has_test("after"));
 }
 
+/// An `afterAll` that blocks the worker after a quick test: `--timeout`
+/// bounds tests, not the hooks around them, so the session limit stops the
+/// run, and the test that passed keeps its verdict.
+#[test]
+fn vitest_hook_blocking_after_a_test_leaves_its_verdict_alone() {
+    let project = vitest_project();
+    let run = Tcrunner::new(project.path())
+        .args([
+            "--timeout",
+            "1",
+            "--session-timeout",
+            "5",
+            "--path",
+            "after-all.test.mjs",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("passes"), "{}", run.describe());
+    assert_contains(&run.text(), "the session time limit of 5 s ran out", &run);
+}
+
 /// What a test printed before a time limit stopped it: the reporter holds
 /// a test's console output for its result, which never comes.
 #[test]

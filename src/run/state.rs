@@ -465,8 +465,9 @@ impl State {
                 };
                 let text = match &self.expired {
                     Some(Expired::Session) => format!(
-                        "the session time limit of {} s ran out: stopping {name}",
-                        secs(limits.session_secs)
+                        "the session time limit of {} s ran out{}: stopping {name}",
+                        secs(limits.session_secs),
+                        self.outside_tests(&ids)
                     ),
                     _ => format!("a test {why} (--timeout): stopping {name}"),
                 };
@@ -616,6 +617,23 @@ impl State {
         tell(pipeline, LogLevel::Error, text)
     }
 
+    /// Where the framework was when no test of `running` was: ` outside any
+    /// test while running a.test.js` (a `beforeAll` or `afterAll` hook, a
+    /// module's top level), or nothing.
+    fn outside_tests(&self, running: &[String]) -> String {
+        if !running.is_empty() || self.open_files.is_empty() {
+            return String::new();
+        }
+        format!(" outside any test while running {}", self.open_file_names())
+    }
+
+    /// The files the framework started and did not end, by name, sorted.
+    fn open_file_names(&self) -> String {
+        let mut files: Vec<&str> = self.open_files.values().map(String::as_str).collect();
+        files.sort_unstable();
+        files.join(", ")
+    }
+
     /// The framework exited by itself, no test running, inside a file it
     /// had started (jest: `process.exit` in a `beforeAll` or `afterAll`
     /// hook, or at the top of the file): the run ended there, whatever its
@@ -629,13 +647,11 @@ impl State {
             return Ok(());
         }
         self.crashed = true;
-        let mut files: Vec<&str> = self.open_files.values().map(String::as_str).collect();
-        files.sort_unstable();
         let text = format!(
             "{} {} outside any test while running {}: the files after it did not run",
             self.name,
             describe(status),
-            files.join(", ")
+            self.open_file_names()
         );
         self.problem(ProblemKind::Crash, &text);
         tell(pipeline, LogLevel::Error, text)
