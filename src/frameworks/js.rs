@@ -536,11 +536,13 @@ fn target_files(targets: &[(String, Vec<String>)]) -> Vec<String> {
 }
 
 fn major(version: &str) -> u32 {
-    version
-        .split('.')
-        .next()
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0)
+    major_minor(version).0
+}
+
+/// `29.5.0` → (29, 5); a part that is no number is 0.
+fn major_minor(version: &str) -> (u32, u32) {
+    let mut parts = version.split('.').map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
 /// The environment entry that names the test history's order of files
@@ -689,6 +691,14 @@ impl Framework for Jest {
         ];
         args.extend(shown.iter().cloned());
         args.push(format!("--reporters={}", runner.display()));
+        // jest before 29.6 tells reporters of no test's start, only of its
+        // end: the console jest prints live (a one-file run is verbose)
+        // would come before its test's start, in no test. Held per file, it
+        // is the file's output.
+        let verbose = |a: &String| a == "--verbose" || a.starts_with("--verbose=");
+        if major_minor(&plan.package.version) < (29, 6) && !request.raw.iter().any(verbose) {
+            args.push("--verbose=false".into());
+        }
         let mut spec = spec(&plan, &args, request);
         spec.env.extend(file_order_env(request));
         Ok(Launch {
@@ -1085,6 +1095,41 @@ mod tests {
             .any(|a| a.starts_with("--testNamePattern=")));
         assert!(jest_args.contains(&"--testTimeout=2000".to_owned()));
         assert!(launch.spec.env.is_empty(), "{:?}", launch.spec.env);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// jest before 29.6 calls no reporter at a test's start: its live
+    /// console (a one-file run is verbose) is held per file instead, unless
+    /// the user asks for `--verbose`.
+    #[test]
+    fn jest_before_test_starts_were_told_holds_its_console() {
+        let dir = std::env::temp_dir().join(format!("tcrunner-verbose-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("node_modules/jest")).unwrap();
+        for (version, raw, held) in [
+            ("27.5.1", vec![], true),
+            ("29.5.0", vec![], true),
+            ("29.5.0", vec!["--verbose"], false),
+            ("29.6.0", vec![], false),
+            ("30.0.0", vec![], false),
+        ] {
+            std::fs::write(
+                dir.join("node_modules/jest/package.json"),
+                format!(r#"{{"version": "{version}"}}"#),
+            )
+            .unwrap();
+            let request = Request {
+                project: dir.clone(),
+                raw: raw.iter().map(|a| a.to_string()).collect(),
+                ..Request::default()
+            };
+            let launch = Jest.launch(&request).unwrap();
+            let args: Vec<String> = (launch.spec.args.iter())
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let quiet = args.iter().any(|a| a == "--verbose=false");
+            assert_eq!(quiet, held, "{version} {raw:?}: {args:?}");
+            assert!(!launch.shown_args.iter().any(|a| a == "--verbose=false"));
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
