@@ -261,6 +261,34 @@ fn jest_ending_the_run_inside_a_file_is_a_crash() {
     }
 }
 
+/// A coverage threshold fails jest's run, and `--forceExit` has jest say
+/// it forced its exit after that: the threshold is the reason given.
+#[test]
+fn a_coverage_threshold_is_the_reason_not_jests_notice_after_it() {
+    let project = jest_project();
+    let run = Tcrunner::new(project.path())
+        .args([
+            "--path",
+            "partly.test.js",
+            "--",
+            "--coverage",
+            "--forceExit",
+        ])
+        .args([
+            "--collectCoverageFrom=partly.js",
+            r#"--coverageThreshold={"global":{"functions":100}}"#,
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    assert!(run.passed("passes"), "{}", run.describe());
+    // jest 29: `Jest: "global" coverage threshold for functions (100%) not
+    // met: 50%`; jest 30: `Jest: Coverage for functions (50%) does not meet
+    // "global" threshold (100%)`.
+    let said = run.message(&["message text='jest exited with code 1 though no test failed"]);
+    assert_contains(&said, "no test failed: Jest: ", &run);
+    assert_contains(&said, "threshold", &run);
+}
+
 /// jest fails the run outside any test, every test passed: a global
 /// teardown that throws, or an uncaught error after the last test. The
 /// tree is green, so a run-level error says why, and a pass policy does

@@ -135,15 +135,24 @@ pub(super) fn reason(stderr: &str) -> Option<String> {
             || l.starts_with("http://")
             || l.starts_with("https://")
             || l.ends_with("Documentation:")
-            || l.starts_with("Node.js v"))
+            || l.starts_with("Node.js v")
+            || NOTICES.iter().any(|notice| l.starts_with(notice)))
     };
+    // What jest says of how it ended, never why it failed.
+    const NOTICES: [&str; 3] = [
+        "Force exiting Jest",
+        "Jest did not exit one second after",
+        "A worker process has failed to exit gracefully",
+    ];
     let lines: Vec<&str> = stderr.lines().map(str::trim).filter(said).collect();
-    const NAMES_AN_ERROR: [&str; 5] = [
+    const NAMES_AN_ERROR: [&str; 7] = [
         "error",
         "unrecognized",
         "exit called",
         "not found",
         "invalid",
+        "not met",
+        "does not meet",
     ];
     let at = lines
         .iter()
@@ -191,6 +200,12 @@ mod tests {
         assert_eq!(
             reason(heading).as_deref(),
             Some("● Validation Error: Option \"x\" must be of type:")
+        );
+        // jest's coverage threshold, then --forceExit's notice.
+        let threshold = "Jest: \"global\" coverage threshold for lines (100%) not met: 75%\nForce exiting Jest: Have you considered using `--detectOpenHandles` to detect async operations that kept running after all tests finished?\n";
+        assert_eq!(
+            reason(threshold).as_deref(),
+            Some("Jest: \"global\" coverage threshold for lines (100%) not met: 75%")
         );
         assert_eq!(reason("only this\n").as_deref(), Some("only this"));
         assert_eq!(reason("\n  \n"), None);
