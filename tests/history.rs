@@ -584,6 +584,37 @@ fn lf_keeps_to_the_users_own_filters_on_jest_and_vitest() {
     }
 }
 
+/// Titles holding a lone UTF-16 surrogate (`'\ud800'`), which the stream
+/// and the history can only show as U+FFFD: `--lf` still reruns those that
+/// failed, where it selected nothing and passed.
+#[test]
+fn lf_reruns_failures_whose_titles_hold_lone_surrogates() {
+    for (framework, ext, esm) in [("jest", "js", false), ("vitest", "mjs", true)] {
+        let project = js_project(framework);
+        let import = if esm {
+            "import { expect, test } from 'vitest';\n"
+        } else {
+            ""
+        };
+        project.write(
+            &format!("gen.test.{ext}"),
+            &format!(
+                "{import}test.each(['\\ud800', '\\udfff', 'ok'])('gen %s', (s) => {{\n  \
+                 expect(s).toBe('ok');\n}});\n"
+            ),
+        );
+        Tcrunner::new(project.path()).run(LIMIT).assert_code(1);
+        let lf = Tcrunner::new(project.path()).arg("--lf").run(LIMIT);
+        lf.assert_code(1).assert_clean();
+        assert_eq!(
+            started(&lf),
+            ["gen \u{fffd}", "gen \u{fffd}"],
+            "{framework}: {}",
+            lf.describe()
+        );
+    }
+}
+
 /// `--ff`, then `--nf`, on each installed major of jest (`jest29`, …) or
 /// vitest: the files the history puts first start first, in one worker.
 /// The framework's own cache is left out of every run (a fresh jest cache
