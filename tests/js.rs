@@ -256,6 +256,46 @@ fn targets_select_one_test_and_drop_filtered_ones() {
     }
 }
 
+/// A node the reporters add for a failure outside any test, rerun by its
+/// name (from the IDE, or the history's id): its file or block runs again,
+/// and so the failure is seen again. No test has that name, so it selected
+/// nothing and the run passed.
+#[test]
+fn a_target_of_a_failure_outside_tests_reruns_where_it_happened() {
+    for (name, target, error) in [
+        (
+            "jest30",
+            "after-all.test.js::afterAll hook",
+            "after-all.test.js > afterAll hook",
+        ),
+        (
+            "jest30",
+            "import-error.test.js::Test suite failed to run",
+            "import-error.test.js > Test suite failed to run",
+        ),
+        (
+            "vitest4",
+            "after-all.test.ts::afterAll fails > afterAll hook",
+            "after-all.test.ts > afterAll fails > afterAll hook",
+        ),
+        (
+            "vitest4",
+            "import-error.test.ts::Error",
+            "import-error.test.ts > Error",
+        ),
+    ] {
+        let (code, stream) = run(name, &["--target", target]);
+        assert_clean(&stream);
+        let found = tests_by_path(&stream);
+        assert_eq!(
+            found.get(error).map(|t| t.verdict.as_str()),
+            Some("error"),
+            "{name} {target}: {found:?}"
+        );
+        assert_eq!(code, 1, "{name} {target}");
+    }
+}
+
 #[test]
 fn a_whole_file_target_beside_test_targets_is_refused() {
     let project = node_project("vitest4");

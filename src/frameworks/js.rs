@@ -280,7 +280,32 @@ fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
     if names.iter().any(String::is_empty) {
         return Err(bad("an empty name between ` > ` separators"));
     }
+    // A node the reporters add for a failure outside any test, rerun from
+    // the IDE or the history by its name: no test has that name, so it is
+    // the file or block it is in that runs again (a test that does have
+    // the name runs with it).
+    let mut names = names;
+    if names.last().is_some_and(|name| is_error_node(name)) {
+        names.pop();
+    }
     Ok((file.to_owned(), names))
+}
+
+/// The names of the nodes jest's and vitest's reporters add to a file for
+/// a failure no test carries: `Test suite failed to run`, `afterAll hook`,
+/// `No test found`, `Unhandled error`, and the error's name (`SyntaxError`)
+/// for a vitest file that did not load.
+fn is_error_node(name: &str) -> bool {
+    const NAMES: [&str; 4] = [
+        "Test suite failed to run",
+        "afterAll hook",
+        "No test found",
+        "Unhandled error",
+    ];
+    NAMES.contains(&name)
+        || name
+            .strip_suffix("Error")
+            .is_some_and(|kind| kind.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// The `-t` pattern for the targets that name tests, if any. The framework
@@ -1035,6 +1060,19 @@ mod tests {
         );
         assert_eq!(name_pattern(&[t("b.test.ts")], " ", false, true), None);
         assert!(split_target("::x").is_err());
+        // A node for a failure outside any test is its file's.
+        for name in [
+            "afterAll hook",
+            "Test suite failed to run",
+            "SyntaxError",
+            "Error",
+        ] {
+            let target = format!("a.test.ts::{name}");
+            assert_eq!(split_target(&target).unwrap(), ("a.test.ts".into(), vec![]));
+        }
+        let inner = split_target("a.test.ts::block > afterAll hook").unwrap();
+        assert_eq!(inner.1, ["block"]);
+        assert_eq!(split_target("a.test.ts::Errors").unwrap().1, ["Errors"]);
         assert!(split_target("a.ts::x >  > y").is_err());
         // A title's own spaces are part of it.
         let padded = name_pattern(&[t("a.ts::parses ")], " ", false, true).unwrap();
