@@ -8,6 +8,7 @@ report is annotated (``tcrunner_kind``, ``tcrunner_message``,
 ``tcrunner_comparison``) for the reporter to read.
 """
 
+import operator
 import pprint
 import sys
 import traceback
@@ -53,13 +54,41 @@ def _format_value(value):
     return pprint.pformat(value)
 
 
+#: The operators of a comparison an ``assert`` can make, as functions.
+_OPERATORS = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+    "is": operator.is_,
+    "is not": operator.is_not,
+}
+
+
+def _held(op, left, right):
+    """Whether the comparison is true: pytest explains the last comparison
+    of a failed ``assert`` even when it held (``assert not (a == b)``, or
+    ``assert a == b and c``), and its sides are then no failure's."""
+    compare = _OPERATORS.get(op)
+    if compare is None:
+        return False
+    try:
+        return bool(compare(left, right))
+    except Exception:
+        return False
+
+
 def _remember(expected, actual, where):
     try:
         expected, actual = _format_value(expected), _format_value(actual)
     except Exception:
         _last_comparison[0] = None
         return
-    if len(expected) + len(actual) <= _MAX_COMPARISON:
+    if expected != actual and len(expected) + len(actual) <= _MAX_COMPARISON:
         _last_comparison[0] = (expected, actual, where)
     else:
         _last_comparison[0] = None
@@ -167,7 +196,7 @@ class _Probe(_Plugin):
         # unless the project swaps them (as teamcity-messages does, for
         # `assert` only: unittest's order is its own).
         where = _failing_assert()
-        if where is not None:
+        if where is not None and not _held(op, left, right):
             if _swap_diff[0]:
                 _remember(left, right, where)
             else:

@@ -1247,7 +1247,8 @@ fn captured_log_records_are_output_only_when_asked_for() {
 
 /// A comparison that failed inside `pytest.raises(AssertionError)` (or was
 /// caught by the test) is not the diff of a later failure that compared
-/// nothing; a later failing comparison has its own values.
+/// nothing, nor is one that held (`assert not (a == b)`, which pytest
+/// explains all the same); a later failing comparison has its own values.
 #[test]
 fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
     let run = run_edge("test_comparisons.py", &[]);
@@ -1263,6 +1264,8 @@ fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
         "test_caught_comparison_then_bare_assert",
         "test_caught_comparison_then_raised_message",
         "CaughtAssertEqual > test_caught_assert_equal_then_assert_true",
+        "test_comparison_that_held",
+        "test_ordering_that_held",
     ] {
         let test = get(name);
         assert_eq!(test.verdict, "failed", "{name}");
