@@ -88,7 +88,7 @@ def _remember(expected, actual, where):
     except Exception:
         _last_comparison[0] = None
         return
-    if expected != actual and len(expected) + len(actual) <= _MAX_COMPARISON:
+    if len(expected) + len(actual) <= _MAX_COMPARISON:
         _last_comparison[0] = (expected, actual, where)
     else:
         _last_comparison[0] = None

@@ -14,6 +14,22 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
  * The side channel, or null when tcrunner did not ask for events.
  * `blockingText`: for a process that prints tests' output live (jest).
  */
+/**
+ * A descriptor of this process's own for the event pipe `fd`: tests running
+ * in this process see `TCRUNNER_EVENT_FD` and may close that one (a test of
+ * code that closes descriptors), which would lose every later event. Opened
+ * through `/proc` (Linux; close-on-exec, as node opens files), without
+ * waiting: a pipe whose reader is gone then fails at once, and `fd` itself
+ * is used, as it is wherever that fails. A full pipe is waited on by `send`.
+ */
+function ownCopy(fd) {
+  try {
+    return fs.openSync(`/proc/self/fd/${fd}`, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return fd;
+  }
+}
+
 function openSink({ blockingText = false } = {}) {
   let fd = -1;
   const fdVar = process.env.TCRUNNER_EVENT_FD;
@@ -25,6 +41,7 @@ function openSink({ blockingText = false } = {}) {
     fd = -1;
   }
   if (!(fd >= 0)) return null;
+  if (fdVar) fd = ownCopy(fd);
   const key = fdVar ? process.env.TCRUNNER_INBAND_KEY : '';
   let gathered = null; // what `send` holds while `gather` runs
   // What this process had written to its stdout and stderr at the last

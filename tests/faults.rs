@@ -261,6 +261,22 @@ fn jest_ending_the_run_inside_a_file_is_a_crash() {
     }
 }
 
+/// A test in jest's own process closes the descriptor the reporter was
+/// given: the reporter writes through one of its own, so every later
+/// result still arrives (they were lost, and the run called a crash).
+#[test]
+fn jest_tests_closing_the_event_descriptor_lose_nothing() {
+    let project = jest_project();
+    let run = Tcrunner::new(project.path())
+        .args(["--path", "closes_fd.test.js", "--", "-i"])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    for name in ["before", "closes the event descriptor", "passes after"] {
+        assert!(run.passed(name), "{name}\n{}", run.describe());
+    }
+    assert_contains(&run.failure_of("fails after"), "toBe(expected)", &run);
+}
+
 /// A coverage threshold fails jest's run, and `--forceExit` has jest say
 /// it forced its exit after that: the threshold is the reason given.
 #[test]

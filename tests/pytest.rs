@@ -1248,7 +1248,8 @@ fn captured_log_records_are_output_only_when_asked_for() {
 /// A comparison that failed inside `pytest.raises(AssertionError)` (or was
 /// caught by the test) is not the diff of a later failure that compared
 /// nothing, nor is one that held (`assert not (a == b)`, which pytest
-/// explains all the same); a later failing comparison has its own values.
+/// explains all the same); a later failing comparison has its own values,
+/// equal as they read (`assert 2 != 2`) or not.
 #[test]
 fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
     let run = run_edge("test_comparisons.py", &[]);
@@ -1841,5 +1842,51 @@ fn tests_a_keyword_or_marker_deselects_are_not_in_the_tree() {
             "pytest {version}"
         );
         assert_eq!(code, 0, "pytest {version}");
+    }
+}
+
+/// pytest names files below its rootdir, here a folder above the project
+/// (an ini at a repository's root, the project a folder in it): the ids a
+/// run reports, and its dotted location hints, run again as targets.
+#[test]
+fn ids_below_a_rootdir_above_the_project_run_again_as_targets() {
+    let project = Project::copy("pytest-subtests");
+    project.write("pytest.ini", "[pytest]\n");
+    project.write(
+        "sub/tests/test_x.py",
+        "class TestK:\n    def test_a(self):\n        pass\n\n    def test_b(self):\n        assert False\n",
+    );
+    let sub = project.path().join("sub");
+    let json = project.path().join("result.json");
+    Tcrunner::pytest(&sub)
+        .arg("--json")
+        .arg(&json)
+        .run(Duration::from_secs(120))
+        .assert_code(1);
+    let ids: Vec<String> = util::json(&json)["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "sub/tests/test_x.py::TestK::test_a",
+            "sub/tests/test_x.py::TestK::test_b"
+        ]
+    );
+    for target in [
+        "sub/tests/test_x.py::TestK::test_a",
+        "sub.tests.test_x.TestK.test_a",
+        "tests/test_x.py::TestK.test_a",
+    ] {
+        let run = Tcrunner::pytest(&sub)
+            .args(["--target", target])
+            .run(Duration::from_secs(120));
+        run.assert_code(0).assert_clean();
+        let found: Vec<String> = tests_by_path(&run.stdout).into_keys().collect();
+        assert_eq!(found.len(), 1, "{target}: {found:?}");
+        assert!(found[0].ends_with("TestK > test_a"), "{target}: {found:?}");
     }
 }

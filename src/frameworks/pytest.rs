@@ -175,6 +175,9 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         if file.is_empty() {
             return Err(bad("no file before `::`"));
         }
+        if let Some(file) = below_project(project, file) {
+            return translate_target(project, &format!("{file}::{python}"));
+        }
         if python.is_empty() {
             return Ok(file.to_owned());
         }
@@ -213,6 +216,9 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         None => (target, ""),
     };
     if names.ends_with(".py") || names.contains('/') {
+        if let Some(file) = below_project(project, names) {
+            return Ok(format!("{file}{params}"));
+        }
         return Ok(target.to_owned());
     }
     // Dotted: the longest prefix that names a module file.
@@ -224,7 +230,10 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
     }
     for split in (1..=parts.len()).rev() {
         let module = parts[..split].join("/");
-        let file = format!("{module}.py");
+        let mut file = format!("{module}.py");
+        if let Some(below) = below_project(project, &file) {
+            file = below;
+        }
         if project.join(&file).is_file() {
             let rest = &parts[split..];
             return Ok(if rest.is_empty() {
@@ -241,6 +250,24 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         "no module file for it under {}",
         project.display()
     )))
+}
+
+/// `file` (relative) as the project's, when it names nothing there but
+/// does from a folder above the project, inside the project: pytest names
+/// files below its rootdir, which may be such a folder (an ini at a
+/// repository's root), so a run from `sub` reports `sub/tests/test_x.py`,
+/// which is `tests/test_x.py` here.
+fn below_project(project: &Path, file: &str) -> Option<String> {
+    if file.is_empty() || Path::new(file).is_absolute() || project.join(file).exists() {
+        return None;
+    }
+    let found = project
+        .ancestors()
+        .skip(1)
+        .map(|up| up.join(file))
+        .find(|p| p.exists())?;
+    let inside = found.strip_prefix(project).ok()?;
+    Some(inside.to_string_lossy().into_owned())
 }
 
 /// PyCharm's doctest form: with `--doctest-modules` its runner names the
