@@ -93,7 +93,7 @@ fn pytest_lf_ff_and_lfnf_over_a_sequence_of_runs() {
     );
     assert_eq!(
         line(&run.text(), "run-last-failure:"),
-        Some("run-last-failure: 1 failed tests of 5 first")
+        Some("run-last-failure: 1 failed test of 5 first")
     );
 
     // A file that fails to collect counts as failed, and runs whole once it loads.
@@ -187,7 +187,7 @@ fn pytest_lf_collects_the_failures_first_and_runs_all_when_they_are_gone() {
     run.assert_code(0);
     assert_eq!(
         line(&run.text(), "run-last-failure:"),
-        Some("run-last-failure: 1 failed tests of 5")
+        Some("run-last-failure: 1 failed test of 5")
     );
 }
 
@@ -578,7 +578,7 @@ fn lf_keeps_to_the_users_own_filters_on_jest_and_vitest() {
         assert_eq!(started(&lf), ["a bad"], "{framework}: {}", lf.describe());
         assert_eq!(
             line(&lf.text(), "run-last-failure:"),
-            Some("run-last-failure: 1 failed tests of 4"),
+            Some("run-last-failure: 1 failed test of 4"),
             "{framework}"
         );
     }
@@ -675,7 +675,7 @@ fn js_failed_and_new_first(framework: &str, installs: &[&str]) {
         );
         assert_eq!(
             line(&ff.text(), "run-last-failure:"),
-            Some("run-last-failure: 1 failed tests of 4 first"),
+            Some("run-last-failure: 1 failed test of 4 first"),
             "{install}"
         );
 

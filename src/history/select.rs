@@ -176,11 +176,7 @@ pub(crate) fn plan(
                 // above the project): the arguments stay.
                 plan.only = targets;
             }
-            format!(
-                "{} failed tests of {}",
-                thousands(failed.len()),
-                thousands(known)
-            )
+            format!("{} of {}", failed_tests(failed.len()), thousands(known))
         } else {
             for (id, entry) in &failed {
                 let first = if entry.whole_file {
@@ -191,8 +187,8 @@ pub(crate) fn plan(
                 plan.first.push(first);
             }
             format!(
-                "{} failed tests of {} first",
-                thousands(failed.len()),
+                "{} of {} first",
+                failed_tests(failed.len()),
                 thousands(known)
             )
         };
@@ -231,6 +227,12 @@ pub(crate) fn plan(
         plan.notes.push(format!("stepwise: {status}"));
     }
     plan
+}
+
+/// `1 failed test`, `3 failed tests`, `1,200 failed tests`.
+fn failed_tests(count: usize) -> String {
+    let noun = if count == 1 { "test" } else { "tests" };
+    format!("{} failed {noun}", thousands(count))
 }
 
 #[cfg(test)]
