@@ -237,7 +237,9 @@ pub(crate) struct RawRun {
     /// Report the collected tree without running anything (pytest).
     #[arg(long)]
     pub collect_only: bool,
-    /// Fail a single test that runs longer than SECS.
+    /// Fail a single test that runs longer than SECS (its fixtures and
+    /// each-test hooks included; code outside any test, such as an import
+    /// or a `beforeAll`, is bounded by --session-timeout).
     #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
     pub timeout: Option<f64>,
     /// Stop the whole run after SECS, even when the reader of the output
