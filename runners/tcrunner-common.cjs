@@ -11,10 +11,6 @@ const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u00
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * The side channel, or null when tcrunner did not ask for events.
- * `blockingText`: for a process that prints tests' output live (jest).
- */
-/**
  * A descriptor of this process's own for the event pipe `fd`: tests running
  * in this process see `TCRUNNER_EVENT_FD` and may close that one (a test of
  * code that closes descriptors), which would lose every later event. Opened
@@ -30,6 +26,10 @@ function ownCopy(fd) {
   }
 }
 
+/**
+ * The side channel, or null when tcrunner did not ask for events.
+ * `blockingText`: for a process that prints tests' output live (jest).
+ */
 function openSink({ blockingText = false } = {}) {
   let fd = -1;
   const fdVar = process.env.TCRUNNER_EVENT_FD;

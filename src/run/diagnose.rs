@@ -27,7 +27,7 @@ pub(super) fn did_not_start<W: Write>(
 }
 
 /// Gives the test `id` a failed (error) verdict.
-pub(super) fn fail<W: Write>(
+fn fail<W: Write>(
     pipeline: &mut Pipeline<W>,
     id: String,
     message: String,
@@ -40,6 +40,21 @@ pub(super) fn fail<W: Write>(
         details,
         ..TestResult::default()
     }))
+}
+
+/// Fails each test of `ids` with the same `message`, innermost first (the
+/// latest started: a subtest before its test), as failing a test closes
+/// what runs under it, and a verdict for a closed test would be a new node.
+pub(super) fn fail_all<W: Write>(
+    pipeline: &mut Pipeline<W>,
+    ids: Vec<String>,
+    message: &str,
+    details: Option<&str>,
+) -> io::Result<()> {
+    for id in ids.into_iter().rev() {
+        fail(pipeline, id, message.to_owned(), details.map(str::to_owned))?;
+    }
+    Ok(())
 }
 
 /// Keeps the last 8 KB of a stream.

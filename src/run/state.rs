@@ -12,7 +12,7 @@ use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 use crate::hash::FastMap;
 use crate::report::{Outlet, Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
 
-use super::diagnose::{did_not_start, fail, framework_hint, keep_tail, plain_text, reason};
+use super::diagnose::{did_not_start, fail_all, framework_hint, keep_tail, plain_text, reason};
 use super::{note, secs, Ending, Expired, BACKSTOP, HELD_LOOK, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -533,10 +533,10 @@ impl State {
             pipeline.text(&text)?;
         }
         if let Some((ids, why)) = timed_out {
-            for id in ids.into_iter().rev() {
-                self.running.remove(&id);
-                fail(pipeline, id, why.clone(), None)?;
+            for id in &ids {
+                self.running.remove(id);
             }
+            fail_all(pipeline, ids, &why, None)?;
         }
         let answered = limits.informational && self.status.is_some_and(|s| s.code() == Some(0));
         if !self.reported && self.signalled.is_none() && !answered {
@@ -753,11 +753,7 @@ impl State {
             let text = format!("{why}: {}", shown.join(", "));
             self.problem(ProblemKind::Crash, &text);
             note(&text);
-            // Innermost first (a subtest before its test): failing a test
-            // closes what runs under it.
-            for id in running.into_iter().rev() {
-                fail(pipeline, id, why.clone(), details.clone())?;
-            }
+            fail_all(pipeline, running, &why, details.as_deref())?;
         } else if status.code().is_none() && self.reported {
             self.crashed = true;
             let text = format!("{name} {} between tests", describe(status));
