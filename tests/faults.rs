@@ -612,6 +612,30 @@ fn vitest_timeout_names_a_test_that_blocks_right_after_another() {
     assert!(!run.has_test("after"));
 }
 
+/// A jest `afterAll` that blocks after a passing test: the session limit
+/// stops the run with no test running, and says which file was still open.
+#[test]
+fn jest_session_limit_outside_any_test_names_the_open_file() {
+    let project = jest_project();
+    let run = Tcrunner::new(project.path())
+        .args([
+            "--session-timeout",
+            "3",
+            "--path",
+            "hook_spin.test.js",
+            "--",
+            "-i",
+        ])
+        .run(LIMIT);
+    assert_sound(&run, 124);
+    assert!(run.passed("passes"), "{}", run.describe());
+    assert_contains(
+        &run.text(),
+        "the session time limit of 3 s ran out outside any test while running hook_spin.test.js: stopping jest",
+        &run,
+    );
+}
+
 /// An `afterAll` that blocks the worker after a quick test: `--timeout`
 /// bounds tests, not the hooks around them, so the session limit stops the
 /// run, and the test that passed keeps its verdict.
