@@ -443,9 +443,11 @@ class TcrunnerJestReporter {
         match.reconciled = true;
         // jest 30 charges an error thrown after a test ended (by a timer or
         // promise it left running) to that test, after reporting it passed:
-        // the failure becomes a second node with the test's name.
+        // the failure becomes a second node with the test's name, which the
+        // result files fold into the first (`late`, docs/event-protocol.md).
         if (result.status === 'failed' && match.status !== 'failed') {
           const late = this._newTest(file, result.ancestorTitles, result.title, match.line && { line: match.line }, out);
+          out[out.length - 1].late = match.id;
           late.reconciled = true;
           this._finish(late, result, out);
           const event = out[out.length - 1];

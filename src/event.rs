@@ -100,6 +100,12 @@ pub struct Node {
     /// Markers or tags.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// The id of an earlier test this one reports late: a failure the
+    /// framework charged to that test after it had finished (jest 30). The
+    /// stream shows it as a node of its own; the result files fold it
+    /// into the earlier test's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<String>,
 }
 
 /// The kind of a tree node.

@@ -644,18 +644,22 @@ mod tests {
             prop::option::of(any::<u32>()),
             prop::option::of(text()),
             prop::option::of(text()),
+            prop::option::of(id()),
         )
-            .prop_map(|(id, parent, name, kind, file, line, hint, meta)| Node {
-                id,
-                parent,
-                name,
-                kind,
-                file,
-                line,
-                hint,
-                meta,
-                tags: Vec::new(),
-            })
+            .prop_map(
+                |(id, parent, name, kind, file, line, hint, meta, late)| Node {
+                    id,
+                    parent,
+                    name,
+                    kind,
+                    file,
+                    line,
+                    hint,
+                    meta,
+                    tags: Vec::new(),
+                    late,
+                },
+            )
     }
 
     fn result() -> impl Strategy<Value = TestResult> {

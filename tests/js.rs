@@ -367,11 +367,15 @@ fn case_project(case: &str, name: &str) -> Project {
     Project::copy(&format!("js-cases/{case}")).link_node_modules(&modules)
 }
 
+/// The stream cannot take back a test it finished, so a failure jest 30
+/// charges to a test after it passed is a second node there; the result
+/// files count the test once, failed, as jest's own report does.
 #[test]
 fn a_failure_jest_adds_after_a_test_passed_is_reported() {
     let late = serde_json::json!({ "outcome": "error", "message": "Error: late failure" });
     let passed = serde_json::json!({ "outcome": "passed" });
-    for (name, expected) in [
+    let (leaves, running) = ("leaves a failing timer behind", "is running when it fires");
+    for (name, expected, files) in [
         // jest 29 fails the test running when the timer fires.
         (
             "jest29",
@@ -379,6 +383,7 @@ fn a_failure_jest_adds_after_a_test_passed_is_reported() {
                 ("late.test.js > leaves a failing timer behind", &passed),
                 ("late.test.js > is running when it fires", &late),
             ],
+            [(leaves, "passed"), (running, "error")],
         ),
         // jest 30 fails the test that set the timer, after reporting it passed.
         (
@@ -388,10 +393,22 @@ fn a_failure_jest_adds_after_a_test_passed_is_reported() {
                 ("late.test.js > leaves a failing timer behind #2", &late),
                 ("late.test.js > is running when it fires", &passed),
             ],
+            [(leaves, "error"), (running, "passed")],
         ),
     ] {
         let project = case_project("jest-late", name);
-        let (code, stream) = run_in(project.path(), name, &[]);
+        let json = project.path().join("result.json");
+        let ctrf = project.path().join("ctrf.json");
+        let junit = project.path().join("junit.xml");
+        let files_args = [
+            "--json",
+            json.to_str().unwrap(),
+            "--ctrf",
+            ctrf.to_str().unwrap(),
+            "--junit-xml",
+            junit.to_str().unwrap(),
+        ];
+        let (code, stream) = run_in(project.path(), name, &files_args);
         assert_eq!(code, 1, "{name}: jest fails the run");
         assert_clean(&stream);
         let model = expected
@@ -399,6 +416,34 @@ fn a_failure_jest_adds_after_a_test_passed_is_reported() {
             .map(|(key, spec)| (key.to_owned(), spec.clone()))
             .collect();
         assert_matches_model(name, &tests_by_path(&stream), &model);
+
+        let tests = util::result_tests(&json, ["status", "details"]);
+        let found: Vec<(&str, &str)> = tests
+            .iter()
+            .map(|(n, s, _)| (n.as_str(), s.as_str()))
+            .collect();
+        assert_eq!(found, files, "{name}: --json");
+        let late_details = &tests.iter().find(|(_, s, _)| s == "error").unwrap().2;
+        let told = late_details.starts_with("Reported after the test had finished.");
+        assert_eq!(told, name == "jest30", "{name}: {late_details}");
+        let ctrf = util::json(&ctrf);
+        let ctrf_tests: Vec<(&str, &str)> = ctrf["results"]["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["name"].as_str().unwrap(), t["status"].as_str().unwrap()))
+            .collect();
+        let want: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, s)| (*n, if *s == "error" { "failed" } else { *s }))
+            .collect();
+        assert_eq!(ctrf_tests, want, "{name}: --ctrf");
+        let xml = std::fs::read_to_string(&junit).unwrap();
+        assert_eq!(xml.matches("<testcase ").count(), 2, "{name}: {xml}");
+        assert!(
+            xml.contains(r#"tests="2" failures="0" errors="1""#),
+            "{name}: {xml}"
+        );
     }
 }
 

@@ -236,6 +236,7 @@ impl Output for CtrfFile {
         }
         match self.records.event(event) {
             Collected::Test(record) => self.test(&record),
+            Collected::Suite { held, .. } => held.iter().try_for_each(|record| self.test(record)),
             Collected::Log { level, text } => {
                 match level {
                     LogLevel::Error => self.errors.push(text.to_owned()),
@@ -245,7 +246,7 @@ impl Output for CtrfFile {
                 Ok(())
             }
             // CTRF has no place for a suite's output.
-            Collected::Nothing | Collected::Suite(_) | Collected::Output { .. } => Ok(()),
+            Collected::Nothing | Collected::Output { .. } => Ok(()),
         }
     }
 
@@ -260,6 +261,9 @@ impl Output for CtrfFile {
     fn finish(&mut self) -> io::Result<()> {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());
+        }
+        for record in self.records.release() {
+            self.test(&record)?;
         }
         #[derive(Serialize)]
         struct Summary<'a> {

@@ -159,6 +159,9 @@ impl JsonFile {
         if self.finished {
             return Ok(());
         }
+        for test in self.records.release() {
+            self.write(&test)?;
+        }
         self.finished = true;
         let live = self.start.as_ref().is_some_and(|s| s.framework.is_some());
         let duration_ms = if live {
@@ -228,11 +231,13 @@ impl Output for JsonFile {
             }
             TreeEvent::Hello { runner, version } => {
                 self.hello = Some((runner.to_owned(), version.map(str::to_owned)));
+                self.records.event(event);
                 Ok(())
             }
             TreeEvent::RunEnded(end) => self.end(Some(end)),
             _ => match self.records.event(event) {
                 Collected::Test(test) => self.write(&test),
+                Collected::Suite { held, .. } => held.iter().try_for_each(|test| self.write(test)),
                 _ => Ok(()),
             },
         }

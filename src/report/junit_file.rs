@@ -151,7 +151,10 @@ impl JunitFile {
         match collected {
             Collected::Nothing => Ok(()),
             Collected::Test(record) => self.test(&record),
-            Collected::Suite(suite) => self.suite_closed(suite),
+            Collected::Suite { held, suite } => {
+                held.iter().try_for_each(|record| self.test(record))?;
+                self.suite_closed(suite)
+            }
             Collected::Output {
                 suite: Some((_, flow)),
                 stream,
@@ -213,6 +216,9 @@ impl Output for JunitFile {
     fn finish(&mut self) -> io::Result<()> {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(());
+        }
+        for record in self.records.release() {
+            self.test(&record)?;
         }
         let mut left: Vec<(u64, Suite)> = self.suites.drain().collect();
         left.sort_unstable_by_key(|(id, _)| *id);

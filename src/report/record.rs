@@ -4,7 +4,10 @@
 //!
 //! Only open nodes are held: a suite's name until it closes, a running
 //! test's record (with its output) until it finishes, so memory stays flat
-//! in the number of tests.
+//! in the number of tests. A jest run's records are also held until their
+//! file closes, for jest 30 may still charge a failure to a test that
+//! finished (a node's `late`): that failure is folded into the test's
+//! record, so the files count the test once, with jest's verdict.
 use crate::event::{LogLevel, Outcome, Stream, TestResult};
 use crate::hash::FastMap;
 
@@ -108,8 +111,11 @@ pub(crate) enum Collected<'a> {
     Nothing,
     /// A test ended (finished, stopped, or declared in a collect-only run).
     Test(Box<TestRecord>),
-    /// A suite closed.
-    Suite(SuiteRecord),
+    /// A suite closed; a file's records held until then come first.
+    Suite {
+        held: Vec<TestRecord>,
+        suite: SuiteRecord,
+    },
     /// Output of a suite (`Some(id)`, in flow `flow`) or of the run.
     Output {
         suite: Option<(u64, u64)>,
@@ -133,6 +139,10 @@ struct OpenNode {
 pub(crate) struct Records {
     open: FastMap<u64, OpenNode>,
     running: FastMap<u64, Box<TestRecord>>,
+    /// Whether records wait for their file to close (a jest run).
+    holding: bool,
+    /// The ended tests' records of each open file, by flow id, in order.
+    held: FastMap<u64, Vec<TestRecord>>,
 }
 
 impl Records {
@@ -192,12 +202,12 @@ impl Records {
             TreeEvent::Finished { node, result } => {
                 let mut record = self.take_running(node);
                 fill(&mut record, result);
-                Collected::Test(record)
+                self.ended(record, node.node.late.as_deref())
             }
             TreeEvent::Stopped(node) => {
                 let mut record = self.take_running(node);
                 record.status = Status::Stopped;
-                Collected::Test(record)
+                self.ended(record, None)
             }
             TreeEvent::TreeTest(node) => {
                 let mut record = Box::new(self.record(node));
@@ -207,22 +217,56 @@ impl Records {
             TreeEvent::SuiteFinished(node) | TreeEvent::TreeSuiteEnd(node) => {
                 let suites = self.path(node.parent);
                 let open = self.open.remove(&node.id);
-                Collected::Suite(SuiteRecord {
-                    id: node.id,
-                    is_flow: node.flow == node.id,
-                    name: node.node.name.clone(),
-                    suites,
-                    file: open.and_then(|open| open.file),
-                })
+                let is_flow = node.flow == node.id;
+                let held = match is_flow {
+                    true => self.held.remove(&node.id).unwrap_or_default(),
+                    false => Vec::new(),
+                };
+                Collected::Suite {
+                    held,
+                    suite: SuiteRecord {
+                        id: node.id,
+                        is_flow,
+                        name: node.node.name.clone(),
+                        suites,
+                        file: open.and_then(|open| open.file),
+                    },
+                }
+            }
+            TreeEvent::Hello { runner, .. } => {
+                self.holding = runner == "jest";
+                Collected::Nothing
             }
             TreeEvent::Log { level, text } => Collected::Log { level, text },
             TreeEvent::LiveOutput
             | TreeEvent::Count(_)
             | TreeEvent::TreeEnded
             | TreeEvent::RunStarted(_)
-            | TreeEvent::Hello { .. }
             | TreeEvent::RunEnded(_) => Collected::Nothing,
         }
+    }
+
+    /// A test's record as it ends: written now, or held with its file's
+    /// (a late failure folded into the record it reports on).
+    fn ended(&mut self, record: Box<TestRecord>, late: Option<&str>) -> Collected<'static> {
+        if !self.holding || record.flow_at.is_none() {
+            return Collected::Test(record);
+        }
+        let held = self.held.entry(record.flow).or_default();
+        let earlier = late.and_then(|id| held.iter_mut().rev().find(|r| r.source_id == id));
+        match earlier {
+            Some(earlier) => earlier.fold_late(*record),
+            None => held.push(*record),
+        }
+        Collected::Nothing
+    }
+
+    /// The records still held, of files that never closed (a run cut
+    /// short), to write before the file's end.
+    pub(crate) fn release(&mut self) -> Vec<TestRecord> {
+        let mut flows: Vec<_> = self.held.drain().collect();
+        flows.sort_unstable_by_key(|(flow, _)| *flow);
+        flows.into_iter().flat_map(|(_, records)| records).collect()
     }
 
     /// A test's record as it starts.
@@ -282,6 +326,21 @@ impl Records {
             open = parent;
         }
         Some(depth)
+    }
+}
+
+impl TestRecord {
+    /// Takes a failure reported after this test had finished: the verdict
+    /// and its reason are the late one's, the time this test's own, the
+    /// output both.
+    fn fold_late(&mut self, late: TestRecord) {
+        self.status = late.status;
+        self.message = late.message;
+        self.details = late.details;
+        self.expected = late.expected;
+        self.actual = late.actual;
+        self.stdout.push_str(&late.stdout);
+        self.stderr.push_str(&late.stderr);
     }
 }
 
@@ -384,13 +443,67 @@ mod tests {
         assert_eq!(record.retries, 1);
         assert_eq!(record.tags, ["slow"]);
         assert_eq!(record.line, Some(3));
-        let Collected::Suite(suite) = records.event(TreeEvent::SuiteFinished(&f)) else {
+        let Collected::Suite { suite, .. } = records.event(TreeEvent::SuiteFinished(&f)) else {
             panic!("no suite")
         };
         assert!(suite.is_flow);
         assert_eq!(suite.suites, ["tests"]);
         assert_eq!(suite.file.as_deref(), Some("/p/tests/test_a.py"));
         assert!(records.open.len() == 1 && records.running.is_empty());
+    }
+
+    #[test]
+    fn a_jest_files_records_wait_for_it_and_take_late_failures_in() {
+        let file = Node {
+            name: "a.test.js".into(),
+            kind: NodeKind::File,
+            ..Node::default()
+        };
+        let test = |id: &str, late: Option<&str>| Node {
+            id: id.into(),
+            name: "t".into(),
+            kind: NodeKind::Test,
+            late: late.map(str::to_owned),
+            ..Node::default()
+        };
+        let (first, second, late) = (test("1", None), test("2", None), test("3", Some("1")));
+        let f = opened(1, 0, 1, false, &file);
+        let tests = [
+            opened(2, 1, 1, true, &first),
+            opened(3, 1, 1, true, &second),
+            opened(4, 1, 1, true, &late),
+        ];
+        let mut records = Records::default();
+        records.event(TreeEvent::Hello {
+            runner: "jest",
+            version: None,
+        });
+        records.event(TreeEvent::Started(&f));
+        let results =
+            [Outcome::Passed, Outcome::Skipped, Outcome::Error].map(|outcome| TestResult {
+                outcome,
+                duration_ms: Some(5),
+                message: Some(format!("{outcome:?}")),
+                ..TestResult::default()
+            });
+        for (node, result) in tests.iter().zip(&results) {
+            records.event(TreeEvent::Started(node));
+            let collected = records.event(TreeEvent::Finished { node, result });
+            assert!(matches!(collected, Collected::Nothing));
+        }
+        let held = records.release();
+        let found: Vec<_> = held
+            .iter()
+            .map(|r| (r.source_id.as_str(), r.status.raw(), r.message.as_deref()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("1", "error", Some("Error")),
+                ("2", "skipped", Some("Skipped"))
+            ]
+        );
+        assert!(records.release().is_empty());
     }
 
     #[test]
