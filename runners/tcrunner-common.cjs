@@ -27,6 +27,28 @@ function ownCopy(fd) {
 }
 
 /**
+ * The bytes this process writes to its stdout (`[1]`) and stderr (`[2]`)
+ * with `fs.writeSync`, below `process.stdout`, which does not count them:
+ * a logger such as pino writes there. Tests share the process's `fs` (jest
+ * hands tests node's own), so theirs count too. Without them, the counts
+ * of a `written` line fall short, and such text would go after the events
+ * sent behind it, into a later test.
+ */
+function countRawWrites() {
+  if (fs.writeSync.tcrunnerCounts) return fs.writeSync.tcrunnerCounts;
+  const counts = [0, 0, 0];
+  const writeSync = fs.writeSync;
+  fs.writeSync = function writeSyncCounted(fd, ...rest) {
+    const n = writeSync.call(this, fd, ...rest);
+    if (fd === 1 || fd === 2) counts[fd] += n;
+    return n;
+  };
+  fs.writeSync.tcrunnerCounts = counts;
+  require('module').syncBuiltinESMExports(); // `import { writeSync } from 'node:fs'` too
+  return counts;
+}
+
+/**
  * The side channel, or null when tcrunner did not ask for events.
  * `blockingText`: for a process that prints tests' output live (jest).
  */
@@ -51,6 +73,7 @@ function openSink({ blockingText = false } = {}) {
   // by them alone (src/process/reader.rs).
   const counted = key && typeof process.stdout.bytesWritten === 'number' && typeof process.stderr.bytesWritten === 'number';
   const written = counted ? { stdout: -1, stderr: -1 } : null;
+  const raw = counted && blockingText ? countRawWrites() : null;
   if (counted && blockingText) {
     // Node makes its pipes non-blocking and queues what a full pipe does not
     // take (a test's 200 KB console.log), so the text would reach tcrunner
@@ -104,8 +127,8 @@ function openSink({ blockingText = false } = {}) {
         // last send: tcrunner passes on that much of stdout and stderr before
         // them, however late it reads the pipes (docs/event-protocol.md).
         // Reading the two counts costs some 0.3 µs.
-        const stdout = process.stdout.bytesWritten;
-        const stderr = process.stderr.bytesWritten;
+        const stdout = process.stdout.bytesWritten + (raw ? raw[1] : 0);
+        const stderr = process.stderr.bytesWritten + (raw ? raw[2] : 0);
         if (stdout !== written.stdout || stderr !== written.stderr) {
           written.stdout = stdout;
           written.stderr = stderr;

@@ -28,6 +28,8 @@
 //! the reporter names in TCRUNNER_VITEST_RUNNER_BASE: `dist/runners.js`
 //! (`VitestTestRunner`, vitest 3 and 4.0) or `dist/index.js` (`TestRunner`,
 //! vitest 4.1 and 5).
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 const base = await import(pathToFileURL(process.env.TCRUNNER_VITEST_RUNNER_BASE).href);
@@ -65,6 +67,21 @@ function unparsed(result) {
   return { ...rest, tcrunnerErrors: errors };
 }
 
+/**
+ * The bytes `fs.writeSync(fd, data, ...rest)` writes: a string (`position`,
+ * `encoding`), or a part of a buffer (`offset`, `length` or an options
+ * object); null for anything else, which is written as it is.
+ */
+function bytesOf(data, rest) {
+  if (typeof data === 'string') return Buffer.from(data, typeof rest[1] === 'string' ? rest[1] : 'utf8');
+  if (!ArrayBuffer.isView(data)) return null;
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  let [offset, length] = rest;
+  if (offset && typeof offset === 'object') ({ offset, length } = offset);
+  offset = offset ?? 0;
+  return view.subarray(offset, offset + (length ?? view.length - offset));
+}
+
 export default class TcrunnerVitestRunner extends VitestRunner {
   /** Tests that started running and have not ended. */
   tcrunnerRunning = new Set();
@@ -92,18 +109,21 @@ export default class TcrunnerVitestRunner extends VitestRunner {
    * as it is, it would overtake the test's start, which waits up to
    * GATHER_MS to leave, and land in the test before. Not under
    * `--disableConsoleIntercept` (vitest's console is then the real one),
-   * nor while several tests run at once (`concurrent`).
+   * nor while several tests run at once (`concurrent`). An empty write
+   * (node's `execSync` writes its child's empty stderr) stays raw, where
+   * it writes nothing: vitest's capture would show it as `<empty line>`.
    */
   tcrunnerRouteRawWrites() {
+    const runner = this;
     for (const name of ['stdout', 'stderr']) {
       const stream = process[name];
       if (!stream || typeof stream.write !== 'function' || stream.tcrunnerRaw) continue;
       const raw = stream.write;
-      const runner = this;
       let inside = false; // the capture writing to the stream itself
       const routed = function write(...args) {
         const capture = globalThis.console && globalThis.console[`_${name}`];
-        if (inside || runner.tcrunnerRunning.size !== 1 || !capture || capture === stream || typeof capture.write !== 'function') {
+        const empty = args[0] != null && args[0].length === 0;
+        if (empty || inside || runner.tcrunnerRunning.size !== 1 || !capture || capture === stream || typeof capture.write !== 'function') {
           return raw.apply(this, args);
         }
         inside = true;
@@ -116,6 +136,21 @@ export default class TcrunnerVitestRunner extends VitestRunner {
       stream.write = routed;
       stream.tcrunnerRaw = raw;
     }
+    // Below `process.stdout` (`fs.writeSync` to 1 or 2, as pino writes), the
+    // same: the worker's pipe reaches tcrunner through vitest's main process
+    // before the test's start does.
+    const writeSync = fs.writeSync;
+    if (writeSync.tcrunnerRouted) return;
+    fs.writeSync = function writeSyncRouted(fd, data, ...rest) {
+      const name = fd === 1 ? 'stdout' : fd === 2 ? 'stderr' : null;
+      const capture = name && runner.tcrunnerRunning.size === 1 && globalThis.console && globalThis.console[`_${name}`];
+      const bytes = capture && capture !== process[name] && typeof capture.write === 'function' && bytesOf(data, rest);
+      if (!bytes || !bytes.length) return writeSync.call(this, fd, data, ...rest);
+      capture.write(bytes);
+      return bytes.length;
+    };
+    fs.writeSync.tcrunnerRouted = true;
+    syncBuiltinESMExports(); // `import { writeSync } from 'node:fs'` too
   }
 
   async onBeforeRunTask(test) {

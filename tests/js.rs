@@ -1588,6 +1588,14 @@ fn what_a_vitest_test_writes_to_the_streams_is_its_output() {
         want.push(("quiet".into(), String::new(), String::new()));
         let mixed = "logged by mixed\nbytes of mixed\n";
         want.push(("mixed".into(), mixed.into(), String::new()));
+        want.extend(["five", "six", "seven"].map(|n| {
+            (
+                n.to_owned(),
+                format!("fd out of {n}\n"),
+                format!("fd err of {n}\n"),
+            )
+        }));
+        want.push(("runs a quiet child".into(), String::new(), String::new()));
         assert_eq!(got, want, "{name}");
     }
 }
@@ -1889,6 +1897,30 @@ fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
 #[test]
 fn a_childs_output_keeps_its_place_when_tcrunner_reads_late() {
     assert_written_inside_the_test("jest-child-output", "written by a child\n");
+}
+
+/// What tests write below `process.stdout` (`fs.writeSync` to 1, as pino
+/// does) is theirs, though tcrunner reads it late, after the events of the
+/// tests after them: the reporter's `written` counts take those bytes in.
+#[test]
+fn raw_descriptor_writes_keep_their_test_when_tcrunner_reads_late() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-raw-fd", name);
+        let json = project.path().join("result.json");
+        let json_arg = json.to_str().unwrap();
+        let (code, stream) = run_in(
+            project.path(),
+            name,
+            &["--json", json_arg, "--", "--runInBand"],
+        );
+        assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
+        let got = util::result_tests(&json, ["stdout", "stderr"]);
+        let mut want: Vec<(String, String, String)> = ["one", "two", "three"]
+            .map(|n| (n.into(), format!("fd out of {n}\n"), String::new()))
+            .to_vec();
+        want.push(("lets the reader go on".into(), String::new(), String::new()));
+        assert_eq!(got, want, "{name}");
+    }
 }
 
 /// Runs the one test of js-cases `case` in band on jest 29 and 30, and
