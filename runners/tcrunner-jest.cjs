@@ -266,6 +266,7 @@ class TcrunnerJestReporter {
       }
     }
     this._files = new Map(); // project id and path -> FileState
+    this._emptySnapshots = []; // test files whose snapshot file holds no snapshot
     this._retrySources = new Map(); // path -> whether it calls retryTimes
     // Path -> its FileStates now running. Jest's test-case events carry the
     // path but not the project (it fills in the context of an arbitrary one).
@@ -403,6 +404,9 @@ class TcrunnerJestReporter {
 
   onTestFileResult(test, testResult) {
     if (!this._sink) return;
+    // jest counts a test file's own snapshot file that holds no snapshot as
+    // obsolete, and fails the run, but names it in no list of the run's.
+    if (testResult.snapshot && testResult.snapshot.fileDeleted) this._emptySnapshots.push(test.path);
     const file = this._fileOf(test);
     const out = [];
     const send = (e) => out.push(e);
@@ -505,6 +509,7 @@ class TcrunnerJestReporter {
         where.push(`${this._relative(filePath)}: ${keys.map((k) => `\`${k}\``).join(', ')}`);
       }
       for (const file of snapshot.filesRemovedList || []) where.push(`${this._relative(file)} (the whole file)`);
+      for (const file of this._emptySnapshots) where.push(`the snapshot file of ${this._relative(file)} (it holds none)`);
       if (where.length) {
         const text = `jest fails the run for obsolete snapshots (remove them with \`jest -u\`): ${where.join('; ')}`;
         this._sink.send({ ev: 'log', level: 'error', text });

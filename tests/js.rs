@@ -853,6 +853,28 @@ fn obsolete_snapshots_that_fail_jests_run_are_said() {
     }
 }
 
+/// A test file's own snapshot file that holds no snapshot is obsolete to
+/// jest, which fails the run for it and lists it nowhere: the run's error
+/// names it.
+#[test]
+fn an_empty_snapshot_file_that_fails_jests_run_is_named() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-snapshots", name);
+        let json = project.path().join("result.json");
+        let json_arg = json.to_string_lossy();
+        let args = ["--path", "empty.test.js", "--json", &json_arg];
+        let (code, stream) = run_in(project.path(), name, &args);
+        assert_eq!(code, 1, "{name}: jest fails the run");
+        assert_clean(&stream);
+        let errors = &util::json(&json)["errors"];
+        assert_eq!(
+            errors[0]["message"].as_str(),
+            Some("jest exited with code 1 though no test failed: jest fails the run for obsolete snapshots (remove them with `jest -u`): the snapshot file of empty.test.js (it holds none)"),
+            "{name}: {errors}"
+        );
+    }
+}
+
 #[test]
 fn jest_console_output_keeps_its_stream() {
     for name in ["jest29", "jest30"] {
