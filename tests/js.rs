@@ -256,6 +256,23 @@ fn targets_select_one_test_and_drop_filtered_ones() {
     }
 }
 
+/// A target's file that the user's own arguments name too runs once: jest
+/// runs a file once for each time it is named under `--runTestsByPath`.
+#[test]
+fn a_target_file_the_arguments_name_too_runs_once() {
+    let args = [
+        "--target",
+        "outcomes.test.js::passes",
+        "--",
+        "./outcomes.test.js",
+    ];
+    let (code, stream) = run("jest30", &args);
+    assert_clean(&stream);
+    let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+    assert_eq!(found, ["outcomes.test.js > passes"]);
+    assert_eq!(code, 0);
+}
+
 /// A node the reporters add for a failure outside any test, rerun by its
 /// name (from the IDE, or the history's id): its file or block runs again,
 /// and so the failure is seen again. No test has that name, so it selected

@@ -568,6 +568,17 @@ fn target_files(targets: &[(String, Vec<String>)]) -> Vec<String> {
     files
 }
 
+/// Whether `a` and `b`, relative to `project` or absolute, are one file.
+fn same_file(project: &Path, a: &str, b: &str) -> bool {
+    match (
+        project.join(a).canonicalize(),
+        project.join(b).canonicalize(),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 fn major(version: &str) -> u32 {
     major_minor(version).0
 }
@@ -687,7 +698,15 @@ impl Framework for Jest {
         // Files and path patterns first: after a raw option that takes a
         // list (`--reporters`, `--testPathIgnorePatterns`) they would be
         // read as more of its values.
+        // A file the user's own arguments name too is left to them: under
+        // `--runTestsByPath` jest runs a file once each time it is named.
         let mut shown: Vec<String> = target_files(&plan.targets);
+        shown.retain(|file| {
+            !request
+                .raw
+                .iter()
+                .any(|arg| same_file(&request.project, arg, file))
+        });
         shown.extend(
             request
                 .paths
