@@ -584,6 +584,42 @@ fn lf_keeps_to_the_users_own_filters_on_jest_and_vitest() {
     }
 }
 
+/// `--lf` after the failed tests changed: a removed file's failures are
+/// left out, as pytest leaves out failures it no longer collects (named to
+/// jest, the file failed to load), and a renamed failure that selects
+/// nothing is no pass.
+#[test]
+fn lf_after_the_failures_were_renamed_or_removed() {
+    for (framework, ext, esm) in [("jest", "js", false), ("vitest", "mjs", true)] {
+        let project = js_project(framework);
+        let (stay, gone) = (format!("stay.test.{ext}"), format!("gone.test.{ext}"));
+        project.write(&stay, &js_tests(&[("stay", false)], esm));
+        project.write(&gone, &js_tests(&[("old", true)], esm));
+        Tcrunner::new(project.path()).run(LIMIT).assert_code(1);
+        project.write(&gone, &js_tests(&[("renamed", true)], esm));
+        let lf = Tcrunner::new(project.path()).arg("--lf").run(LIMIT);
+        lf.assert_code(5).assert_clean();
+        assert!(started(&lf).is_empty(), "{framework}: {}", lf.describe());
+        assert!(
+            lf.text().contains(
+                "run-last-failure: the failed test did not run: renamed since the last run?"
+            ),
+            "{framework}: {}",
+            lf.describe()
+        );
+        Tcrunner::new(project.path()).run(LIMIT).assert_code(1);
+        std::fs::remove_file(project.path().join(&gone)).unwrap();
+        let lf = Tcrunner::new(project.path()).arg("--lf").run(LIMIT);
+        lf.assert_code(0).assert_clean();
+        assert_eq!(started(&lf), ["stay"], "{framework}: {}", lf.describe());
+        assert_eq!(
+            line(&lf.text(), "run-last-failure:"),
+            Some("run-last-failure: 1 known failures not in selected tests"),
+            "{framework}"
+        );
+    }
+}
+
 /// Titles holding a lone UTF-16 surrogate (`'\ud800'`), which the stream
 /// and the history can only show as U+FFFD: `--lf` still reruns those that
 /// failed, where it selected nothing and passed.

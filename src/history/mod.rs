@@ -9,7 +9,7 @@ mod store;
 pub(crate) mod teamcity;
 
 pub(crate) use merge::{merge, RanTest};
-pub(crate) use select::{plan, Options, Plan};
+pub(crate) use select::{failed_tests, plan, Options, Plan};
 pub(crate) use shard::{split, Shard};
 pub(crate) use show::show;
 pub(crate) use store::{

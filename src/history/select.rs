@@ -25,6 +25,11 @@ pub(crate) struct Options {
     /// them, as the framework would OR those filters with the failures'
     /// files.
     pub selected_files: Option<Vec<String>>,
+    /// Files of recorded failures that are gone from the project, where
+    /// the failures become paths (jest, vitest): named to jest such a file
+    /// fails to load, to vitest it selects nothing, so they are left out,
+    /// as pytest's `--lf` leaves out failures it no longer collects.
+    pub removed_files: Vec<String>,
 }
 
 /// What the history changes about the run.
@@ -47,6 +52,9 @@ pub(crate) struct Plan {
     pub only: Vec<String>,
     /// The stepwise state is to be dropped before the run.
     pub reset_stepwise: bool,
+    /// `--lf` named this many failures to the framework (jest, vitest):
+    /// should none of them run, they were renamed since, and the run says so.
+    pub reruns_failures: Option<usize>,
     /// The only test files to run, relative to the project, and the
     /// option that chose them: a selection by file (jest, vitest) of a
     /// shard, a resumed `--sw` or a TeamCity batch, which the framework's
@@ -124,6 +132,7 @@ pub(crate) fn plan(
                 let selected = options.selected_files.as_ref();
                 selected.is_none_or(|files| files.contains(&entry.file))
             })
+            .filter(|(_, entry)| !options.removed_files.contains(&entry.file))
             .collect();
         let status = if all_failed.is_empty() {
             if options.last_failed && options.none_without_failures {
@@ -163,6 +172,7 @@ pub(crate) fn plan(
                 }
             }
             if files_as_paths {
+                plan.reruns_failures = Some(failed.len());
                 request.paths = files;
                 request.targets = targets;
                 request.targets_are_tests = true;
@@ -230,7 +240,7 @@ pub(crate) fn plan(
 }
 
 /// `1 failed test`, `3 failed tests`, `1,200 failed tests`.
-fn failed_tests(count: usize) -> String {
+pub(crate) fn failed_tests(count: usize) -> String {
     let noun = if count == 1 { "test" } else { "tests" };
     format!("{} failed {noun}", thousands(count))
 }

@@ -65,6 +65,15 @@ pub(super) fn prepare(
         .flatten()
         .transpose()?
         .map(|files| relative_files(&files, project));
+    let files_as_paths = !framework.mixes_files_and_tests();
+    let removed_files = match files_as_paths && (raw.last_failed || raw.failed_first) {
+        true => (history.failed())
+            .map(|(_, entry)| &entry.file)
+            .filter(|file| !project.join(file).exists())
+            .cloned()
+            .collect(),
+        false => Vec::new(),
+    };
     let options = Options {
         last_failed: raw.last_failed,
         failed_first: raw.failed_first,
@@ -73,18 +82,14 @@ pub(super) fn prepare(
         stepwise_skip: raw.stepwise_skip,
         stepwise_reset: raw.stepwise_reset,
         selected_files,
+        removed_files,
     };
     // Collecting runs no test: it must not drop every test from the history.
     let full_before = request.paths.is_empty()
         && request.targets.is_empty()
         && request.raw.is_empty()
         && !request.collect_only;
-    let mut plan = history::plan(
-        &options,
-        &history,
-        request,
-        !framework.mixes_files_and_tests(),
-    );
+    let mut plan = history::plan(&options, &history, request, files_as_paths);
     let shard = raw
         .shard
         .as_deref()
@@ -508,6 +513,11 @@ impl Session {
     /// How many failures stop the run (`--sw`).
     pub(super) fn stop_after_failures(&self) -> Option<u32> {
         self.plan.stop_after_failures
+    }
+
+    /// How many recorded failures `--lf` named to the framework by name.
+    pub(super) fn reruns_failures(&self) -> Option<usize> {
+        self.plan.reruns_failures
     }
 
     /// The output that records what ran.

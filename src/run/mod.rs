@@ -357,6 +357,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         session_secs: raw.session_timeout.unwrap_or(0.0),
         grace: Duration::from_secs_f64(raw.grace_period),
         stop_after_failures: session.stop_after_failures(),
+        reruns_failures: session.reruns_failures(),
     };
     let mut state = State::new(
         framework,
@@ -384,7 +385,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
     let finished = pipeline.finish(|summary, groups| {
         let code = match ending {
             Ending::OutputGone => quiet_exit(),
-            _ => state.exit_code(ending, summary, limits.runs_no_tests()),
+            _ => state.exit_code(ending, summary, &limits),
         };
         RunEnd::graded(policy, code, state.problems(code), groups)
     });

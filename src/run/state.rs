@@ -10,6 +10,7 @@ use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
 
 use crate::hash::FastMap;
+use crate::history::failed_tests;
 use crate::report::{Outlet, Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
 
 use super::diagnose::{did_not_start, fail_all, framework_hint, keep_tail, plain_text, reason};
@@ -26,6 +27,8 @@ pub(super) struct Limits {
     pub(super) grace: Duration,
     /// `--sw`: stop once this many tests have failed.
     pub(super) stop_after_failures: Option<u32>,
+    /// `--lf` named this many recorded failures to the framework.
+    pub(super) reruns_failures: Option<usize>,
 }
 
 impl Limits {
@@ -497,6 +500,19 @@ impl State {
                     // A node says why, as for a framework that failed to start.
                     match self.refusal() {
                         Some(hint) => self.did_not_start(pipeline, hint)?,
+                        // What failed is gone under its name: not a pass.
+                        None if let Some(n) = limits.reruns_failures => {
+                            let which = match n {
+                                1 => "the failed test did not run".to_owned(),
+                                n => format!("none of the {} ran", failed_tests(n)),
+                            };
+                            let text = format!(
+                                "run-last-failure: {which}: renamed since the last run? Run without --lf to run every test"
+                            );
+                            self.problem(ProblemKind::NoTests, &text);
+                            self.no_tests = true;
+                            tell(pipeline, LogLevel::Warning, text)?;
+                        }
                         None => {
                             let text =
                                 format!("{name} ran no tests: none were collected or selected");
@@ -763,7 +779,7 @@ impl State {
         Ok(())
     }
 
-    pub(super) fn exit_code(&self, ending: Ending, summary: &Summary, runs_no_tests: bool) -> i32 {
+    pub(super) fn exit_code(&self, ending: Ending, summary: &Summary, limits: &Limits) -> i32 {
         if let Some((signal, _)) = self.signalled {
             return exit::SIGNAL_BASE + signal;
         }
@@ -789,7 +805,8 @@ impl State {
         // (`--passWithNoTests`, `--changed` with nothing changed, a config
         // saying so): its 0 stands. Otherwise no tests is a failure of its own.
         if self.no_tests {
-            return if code == 0 { 0 } else { exit::NO_TESTS };
+            let passes = code == 0 && limits.reruns_failures.is_none();
+            return if passes { 0 } else { exit::NO_TESTS };
         }
         if self.stopped_on_purpose {
             // pytest.exit(returncode=0) inside a test: a run whose tests did
@@ -811,7 +828,7 @@ impl State {
             // and said why in its own code, or it ran without our reporter.
             return if own { code } else { exit::REPORTER_FAILED };
         }
-        if summary.total() == 0 && !runs_no_tests {
+        if summary.total() == 0 && !limits.runs_no_tests() {
             return if own || code == 0 {
                 code
             } else {
