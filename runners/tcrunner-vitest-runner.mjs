@@ -16,8 +16,9 @@
 //!   (kept from running by a failing `beforeAll`, or in a skipped block),
 //!   then the block itself.
 //! Updates within 5 ms of the last send go together when that has passed,
-//! and all are sent when a file ends; under tcrunner's `--timeout` a test's
-//! start and end are sent at once.
+//! and all are sent when a file ends, as a block starts and as its last
+//! test ends (before its hooks, whose console output leaves at once); under
+//! tcrunner's `--timeout` a test's start and end are sent at once.
 //!
 //! The reporter takes such an update as the start or end of what it names.
 //! vitest's own updates follow as before, and the reporter, having finished
@@ -172,7 +173,17 @@ export default class TcrunnerVitestRunner extends VitestRunner {
     await super.onAfterRunTask?.(test);
     this.tcrunnerRunning.delete(test);
     this.tcrunnerEnd([test]);
-    if (AT_ONCE) this.tcrunnerFlush();
+    // The last test of a block goes before its `afterAll` hooks, whose
+    // console output leaves the worker at once.
+    const siblings = (test.suite && test.suite.tasks) || [];
+    if (AT_ONCE || siblings[siblings.length - 1] === test) this.tcrunnerFlush();
+  }
+
+  async onBeforeRunSuite(suite) {
+    // What came before goes before the block's start and its `beforeAll`
+    // hooks' output.
+    this.tcrunnerFlush();
+    await super.onBeforeRunSuite?.(suite);
   }
 
   async onAfterRunSuite(suite) {

@@ -1639,6 +1639,38 @@ fn what_a_vitest_test_writes_to_the_streams_is_its_output() {
     }
 }
 
+/// A block's hooks run after its last test and before the next block: the
+/// stream tells them in that order, though the tests' ends wait in the
+/// worker to go together and the hooks' console output does not.
+#[test]
+fn vitest_hooks_output_comes_between_the_blocks_tests() {
+    for name in ["vitest4", "vitest5"] {
+        let project = case_project("vitest-hook-order", name);
+        let (code, stream) = run_in(project.path(), name, &[]);
+        assert_eq!(code, 0, "{name}");
+        assert_clean(&stream);
+        let shown: Vec<String> = messages(&stream)
+            .iter()
+            .filter_map(|m| match m.name.as_str() {
+                "testStarted" | "testSuiteStarted" => Some(format!("start {}", m.get("name")?)),
+                "testStdOut" => Some(m.get("out")?.trim_end().to_owned()),
+                _ => None,
+            })
+            .collect();
+        let want = [
+            "start hooks.test.js",
+            "start A",
+            "start a1",
+            "start a2",
+            "A afterAll",
+            "start B",
+            "B beforeAll",
+            "start b1",
+        ];
+        assert_eq!(shown, want, "{name}");
+    }
+}
+
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
 /// A test failed on every attempt took its message from the first; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one
