@@ -305,6 +305,25 @@ fn a_coverage_threshold_is_the_reason_not_jests_notice_after_it() {
     assert_contains(&said, "threshold", &run);
 }
 
+/// pytest-cov says on stdout why it fails a run whose tests passed, after
+/// a warning on stderr: its stdout line is the reason, not the warning's
+/// source line.
+#[test]
+fn a_coverage_gate_on_pytests_stdout_is_the_reason_not_a_warning() {
+    let project = pytest_project();
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_gated.py", "--", "-p", "gate_plugin"])
+        .run(LIMIT);
+    assert_sound(&run, 1);
+    assert!(run.passed("test_passes"), "{}", run.describe());
+    let said = run.message(&["message text='pytest exited with code 1 though no test failed"]);
+    assert_contains(
+        &said,
+        "no test failed: FAIL Required test coverage of 100% not reached. Total coverage: 75.00%'",
+        &run,
+    );
+}
+
 /// jest fails the run outside any test, every test passed: a global
 /// teardown that throws, or an uncaught error after the last test. The
 /// tree is green, so a run-level error says why, and a pass policy does

@@ -134,10 +134,56 @@ pub(super) fn framework_hint(
 
 /// The line of a framework's stderr that says what went wrong: the last
 /// that names an error, else the last line, leaving out what only points
-/// elsewhere (stack frames, code frames, links, runtime banners). A
-/// heading (`● Validation Error:`) comes with its next line.
-pub(super) fn reason(stderr: &str) -> Option<String> {
-    let said = |l: &&str| {
+/// elsewhere (stack frames, code frames, links, runtime banners, Python
+/// warnings). A heading (`● Validation Error:`) comes with its next line.
+fn reason(stderr: &str) -> Option<String> {
+    named_error(stderr).or_else(|| said_lines(stderr).last().map(|l| (*l).to_owned()))
+}
+
+/// Why a run failed though no test did: a line of stderr that names an
+/// error, else one of stdout (pytest-cov says its threshold there), else
+/// stderr's last line.
+pub(super) fn run_failure_reason(stderr: &str, stdout: &str) -> Option<String> {
+    named_error(stderr)
+        .or_else(|| named_error(stdout))
+        .or_else(|| reason(stderr))
+}
+
+/// The last line of `text` that names an error, as [`reason`] reads it.
+fn named_error(text: &str) -> Option<String> {
+    const NAMES_AN_ERROR: [&str; 8] = [
+        "error",
+        "unrecognized",
+        "exit called",
+        "not found",
+        "invalid",
+        "not met",
+        "does not meet",
+        "not reached",
+    ];
+    let lines = said_lines(text);
+    let at = lines.iter().rposition(|l| {
+        let lower = l.to_lowercase();
+        NAMES_AN_ERROR.iter().any(|w| lower.contains(w))
+    })?;
+    Some(match lines.get(at + 1) {
+        Some(next) if lines[at].ends_with(':') => format!("{} {next}", lines[at]),
+        _ => lines[at].to_owned(),
+    })
+}
+
+/// The lines of `text` that may say something, trimmed: not stack frames,
+/// code frames, links, runtime banners, jest's notices of how it ended,
+/// nor Python warnings (`file.py:3: UserWarning: …` and the source line
+/// under it), which say nothing of why a run failed.
+fn said_lines(text: &str) -> Vec<&str> {
+    // What jest says of how it ended, never why it failed.
+    const NOTICES: [&str; 3] = [
+        "Force exiting Jest",
+        "Jest did not exit one second after",
+        "A worker process has failed to exit gracefully",
+    ];
+    let said = |l: &str| {
         let code_frame = l
             .trim_start_matches('>')
             .trim_start()
@@ -153,33 +199,32 @@ pub(super) fn reason(stderr: &str) -> Option<String> {
             || l.starts_with("Node.js v")
             || NOTICES.iter().any(|notice| l.starts_with(notice)))
     };
-    // What jest says of how it ended, never why it failed.
-    const NOTICES: [&str; 3] = [
-        "Force exiting Jest",
-        "Jest did not exit one second after",
-        "A worker process has failed to exit gracefully",
-    ];
-    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(said).collect();
-    const NAMES_AN_ERROR: [&str; 7] = [
-        "error",
-        "unrecognized",
-        "exit called",
-        "not found",
-        "invalid",
-        "not met",
-        "does not meet",
-    ];
-    let at = lines
-        .iter()
-        .rposition(|l| {
-            let lower = l.to_lowercase();
-            NAMES_AN_ERROR.iter().any(|w| lower.contains(w))
-        })
-        .or(lines.len().checked_sub(1))?;
-    Some(match lines.get(at + 1) {
-        Some(next) if lines[at].ends_with(':') => format!("{} {next}", lines[at]),
-        _ => lines[at].to_owned(),
-    })
+    let mut lines = Vec::new();
+    let mut in_warning = false;
+    for line in text.lines() {
+        if in_warning && line.starts_with([' ', '\t']) {
+            continue;
+        }
+        in_warning = python_warning(line);
+        let line = line.trim();
+        if !in_warning && said(line) {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// `path:12: SomeWarning: text`, as Python's `warnings` module shows one.
+fn python_warning(line: &str) -> bool {
+    let Some((place, rest)) = line.split_once(": ") else {
+        return false;
+    };
+    let category = rest.split_once(": ").map_or("", |(c, _)| c);
+    let line_number = place.rsplit_once(':').map_or("", |(_, n)| n);
+    category.ends_with("Warning")
+        && !category.contains(' ')
+        && !line_number.is_empty()
+        && line_number.bytes().all(|b| b.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -224,6 +269,27 @@ mod tests {
         );
         assert_eq!(reason("only this\n").as_deref(), Some("only this"));
         assert_eq!(reason("\n  \n"), None);
+    }
+
+    #[test]
+    fn a_coverage_threshold_on_stdout_is_the_reason_not_a_warning_on_stderr() {
+        use super::run_failure_reason;
+        let warned = "/v/lib/coverage/inorout.py:521: CoverageWarning: Module nosuchmod was never imported. (module-not-imported)\n  self.warn(f\"Module {pkg} was never imported.\", slug=\"module-not-imported\")\n";
+        let stdout = "Name      Stmts   Miss  Cover\ncalc.py       4      1    75%\nFAIL Required test coverage of 100% not reached. Total coverage: 75.00%\n1 passed in 0.05s\n";
+        let want = "FAIL Required test coverage of 100% not reached. Total coverage: 75.00%";
+        assert_eq!(run_failure_reason(warned, stdout).as_deref(), Some(want));
+        assert_eq!(run_failure_reason("", stdout).as_deref(), Some(want));
+        let older = "ERROR: Coverage failure: total of 75 is less than fail-under=100\n";
+        assert_eq!(
+            run_failure_reason("", older).as_deref(),
+            Some("ERROR: Coverage failure: total of 75 is less than fail-under=100")
+        );
+        // A warning alone is no reason; stderr's own last line still is.
+        assert_eq!(run_failure_reason(warned, "1 passed\n"), None);
+        assert_eq!(
+            run_failure_reason("setup went wrong\n", "1 passed\n").as_deref(),
+            Some("setup went wrong")
+        );
     }
 
     #[test]

@@ -13,7 +13,9 @@ use crate::hash::FastMap;
 use crate::history::failed_tests;
 use crate::report::{Outlet, Pipeline, Problem, ProblemKind, Socket, StderrText, Summary};
 
-use super::diagnose::{did_not_start, fail_all, framework_hint, keep_tail, plain_text, reason};
+use super::diagnose::{
+    did_not_start, fail_all, framework_hint, keep_tail, plain_text, run_failure_reason,
+};
 use super::{note, secs, Ending, Expired, BACKSTOP, HELD_LOOK, LEAK_CAP, LEAK_TIMEOUT, TICK};
 
 pub(super) struct Limits {
@@ -707,10 +709,10 @@ impl State {
         // Our reporter's own error (jest's obsolete snapshots) is in the
         // stream already: it becomes the run's error without being said twice.
         let said = self.reporter_error.is_some();
-        let why = self
-            .reporter_error
-            .clone()
-            .or_else(|| reason(&plain_text(&self.stderr_tail)));
+        let why = self.reporter_error.clone().or_else(|| {
+            let (stderr, stdout) = (&self.stderr_tail, &self.stdout_tail);
+            run_failure_reason(&plain_text(stderr), &plain_text(stdout))
+        });
         let mut text = format!(
             "{} exited with code {code} though no test failed",
             self.name
