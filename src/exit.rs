@@ -102,7 +102,9 @@ pub(crate) const TABLE: &[Row] = &[
         meaning: "no tests were collected or selected (pytest's code, used for every \
                   framework); where the framework itself exits 0 for that \
                   (`--passWithNoTests`, jest's `-o` or vitest's `--changed` with nothing \
-                  changed, a config allowing it), tcrunner exits 0 too, with the same warning",
+                  changed, a config allowing it), tcrunner exits 0 too, with the same warning; \
+                  never 0 for a `--lf` on jest or vitest whose recorded failures all select \
+                  nothing (renamed since)",
     },
     Row {
         codes: Codes::One(USAGE),

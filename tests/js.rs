@@ -1959,7 +1959,10 @@ fn a_yarn_plug_n_play_project_is_told_how_to_install() {
 /// before the start pulls it in front).
 #[test]
 fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
-    assert_written_inside_the_test("jest-late-reader", "written while the reader is stopped\n");
+    assert_written_inside_the_test(
+        "late-reader.test.js",
+        "written while the reader is stopped\n",
+    );
 }
 
 /// What a child process a test spawns with inherited stdio writes (past
@@ -1967,7 +1970,7 @@ fn raw_stdout_keeps_its_place_when_tcrunner_reads_late() {
 /// though tcrunner reads both late: the test stops tcrunner first.
 #[test]
 fn a_childs_output_keeps_its_place_when_tcrunner_reads_late() {
-    assert_written_inside_the_test("jest-child-output", "written by a child\n");
+    assert_written_inside_the_test("child-output.test.js", "written by a child\n");
 }
 
 /// What tests write below `process.stdout` (`fs.writeSync` to 1, as pino
@@ -1976,14 +1979,18 @@ fn a_childs_output_keeps_its_place_when_tcrunner_reads_late() {
 #[test]
 fn raw_descriptor_writes_keep_their_test_when_tcrunner_reads_late() {
     for name in ["jest29", "jest30"] {
-        let project = case_project("jest-raw-fd", name);
+        let project = case_project("jest-late-reader", name);
         let json = project.path().join("result.json");
         let json_arg = json.to_str().unwrap();
-        let (code, stream) = run_in(
-            project.path(),
-            name,
-            &["--json", json_arg, "--", "--runInBand"],
-        );
+        let args = [
+            "--path",
+            "raw-fd.test.js",
+            "--json",
+            json_arg,
+            "--",
+            "--runInBand",
+        ];
+        let (code, stream) = run_in(project.path(), name, &args);
         assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
         let got = util::result_tests(&json, ["stdout", "stderr"]);
         let mut want: Vec<(String, String, String)> = ["one", "two", "three"]
@@ -1994,12 +2001,14 @@ fn raw_descriptor_writes_keep_their_test_when_tcrunner_reads_late() {
     }
 }
 
-/// Runs the one test of js-cases `case` in band on jest 29 and 30, and
-/// asserts that `text` comes between its start and its end.
-fn assert_written_inside_the_test(case: &str, text: &str) {
+/// Runs the one test of `file` in js-cases/jest-late-reader in band on
+/// jest 29 and 30, and asserts that `text` comes between its start and its
+/// end.
+fn assert_written_inside_the_test(file: &str, text: &str) {
     for name in ["jest29", "jest30"] {
-        let project = case_project(case, name);
-        let (code, stream) = run_in(project.path(), name, &["--", "--runInBand"]);
+        let project = case_project("jest-late-reader", name);
+        let args = ["--path", file, "--", "--runInBand"];
+        let (code, stream) = run_in(project.path(), name, &args);
         assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&stream));
         assert_clean(&stream);
         let stream = String::from_utf8(stream).unwrap();
