@@ -122,11 +122,9 @@ export default class TcrunnerVitestRunner extends VitestRunner {
       const raw = stream.write;
       let inside = false; // the capture writing to the stream itself
       const routed = function write(...args) {
-        const capture = globalThis.console && globalThis.console[`_${name}`];
         const empty = args[0] != null && args[0].length === 0;
-        if (empty || inside || runner.tcrunnerRunning.size !== 1 || !capture || capture === stream || typeof capture.write !== 'function') {
-          return raw.apply(this, args);
-        }
+        const capture = !empty && !inside && runner.tcrunnerCapture(name);
+        if (!capture) return raw.apply(this, args);
         inside = true;
         try {
           return capture.write(...args);
@@ -143,15 +141,24 @@ export default class TcrunnerVitestRunner extends VitestRunner {
     const writeSync = fs.writeSync;
     if (writeSync.tcrunnerRouted) return;
     fs.writeSync = function writeSyncRouted(fd, data, ...rest) {
-      const name = fd === 1 ? 'stdout' : fd === 2 ? 'stderr' : null;
-      const capture = name && runner.tcrunnerRunning.size === 1 && globalThis.console && globalThis.console[`_${name}`];
-      const bytes = capture && capture !== process[name] && typeof capture.write === 'function' && bytesOf(data, rest);
+      const capture = (fd === 1 || fd === 2) && runner.tcrunnerCapture(fd === 1 ? 'stdout' : 'stderr');
+      const bytes = capture && bytesOf(data, rest);
       if (!bytes || !bytes.length) return writeSync.call(this, fd, data, ...rest);
       capture.write(bytes);
       return bytes.length;
     };
     fs.writeSync.tcrunnerRouted = true;
     syncBuiltinESMExports(); // `import { writeSync } from 'node:fs'` too
+  }
+
+  /**
+   * vitest's console capture of `name` (`stdout` or `stderr`) while one
+   * test runs alone in this worker and vitest intercepts the console;
+   * null otherwise.
+   */
+  tcrunnerCapture(name) {
+    const capture = this.tcrunnerRunning.size === 1 && globalThis.console && globalThis.console[`_${name}`];
+    return capture && capture !== process[name] && typeof capture.write === 'function' ? capture : null;
   }
 
   async onBeforeRunTask(test) {

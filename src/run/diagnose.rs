@@ -137,7 +137,7 @@ pub(super) fn framework_hint(
 /// elsewhere (stack frames, code frames, links, runtime banners, Python
 /// warnings). A heading (`● Validation Error:`) comes with its next line.
 fn reason(stderr: &str) -> Option<String> {
-    named_error(stderr).or_else(|| said_lines(stderr).last().map(|l| (*l).to_owned()))
+    named_error(stderr).or_else(|| last_said(stderr))
 }
 
 /// Why a run failed though no test did: a line of stderr that names an
@@ -146,7 +146,12 @@ fn reason(stderr: &str) -> Option<String> {
 pub(super) fn run_failure_reason(stderr: &str, stdout: &str) -> Option<String> {
     named_error(stderr)
         .or_else(|| named_error(stdout))
-        .or_else(|| reason(stderr))
+        .or_else(|| last_said(stderr))
+}
+
+/// The last line of `text` that may say something.
+fn last_said(text: &str) -> Option<String> {
+    said_lines(text).last().map(|l| (*l).to_owned())
 }
 
 /// The last line of `text` that names an error, as [`reason`] reads it.
