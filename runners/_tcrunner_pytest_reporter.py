@@ -72,6 +72,17 @@ _SUBTEST_REPORTS = ("SubtestReport", "SubTestReport")
 _reporting = []  # the config being reported: nested in-process sessions are not
 
 
+def _terminal_writes_per_test(config):
+    """Whether pytest's terminal writes to its stdout as tests run: a verdict
+    or a letter per test, unless tcrunner's own quiet flags blank the
+    letters (`_NoLetters`), and live log records (`log_cli`)."""
+    if config.pluginmanager.get_plugin("terminal") is None:
+        return False  # -p no:terminal: nothing is written, live logs neither
+    blanked = config.get_verbosity() < 0 and getattr(config.option, "no_summary", False)
+    live_logs = config.getoption("log_cli_level", None) is not None or _ini_flag(config, "log_cli")
+    return not blanked or live_logs
+
+
 
 def _tag(mark):
     """A marker as a tag: its name, with its arguments when it has any
@@ -147,6 +158,11 @@ class _Reporter(_Plugin):
         if capture in ("no", "tee-sys", "sys"):
             writer.to_stdout()
             writer.send({"ev": "live_output"})
+        elif _terminal_writes_per_test(config):
+            # pytest's own lines between the events (-v's verdicts, live
+            # logs) go in the same pipe as them, so that each lands by its
+            # test, however late tcrunner reads the two pipes.
+            writer.to_stdout()
         # With -s, and with tee-sys, tests' output already goes live to
         # pytest's stdout, which tcrunner shows; sending it again would double it.
         self.output = capture != "tee-sys"

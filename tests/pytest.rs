@@ -1550,6 +1550,42 @@ fn what_tests_print_with_capture_off_stays_in_each_test() {
     }
 }
 
+/// pytest's own lines as tests run, `-v`'s verdicts and live log records
+/// (`--log-cli-level`), go to its stdout, a pipe apart from the events: a
+/// test's name and verdict were cut in two by the start of the test, and
+/// read late they landed under the test before. The reporter then writes
+/// its events into stdout too, so each line stays in its test.
+#[test]
+fn pytests_own_lines_as_tests_run_stay_in_each_test() {
+    for (flag, says) in [("-v", "::{} PASSED"), ("--log-cli-level=INFO", "{}")] {
+        for round in 0..3 {
+            let run = run_edge("test_logging.py", &["--", flag]);
+            run.assert_code(0);
+            let text = run.text();
+            let mut at = 0;
+            for (name, record) in [
+                ("test_first_logs", "FIRST-LOGS"),
+                ("test_second_logs", "SECOND-LOGS"),
+                ("test_third_logs", "THIRD-LOGS"),
+            ] {
+                let words = says.replace("{}", if flag == "-v" { name } else { record });
+                let id = run.node_id(name);
+                let find = |needle: &str, from: usize| {
+                    text[from..]
+                        .find(needle)
+                        .map(|i| from + i)
+                        .unwrap_or_else(|| panic!("{flag} #{round}: no {needle}:\n{text}"))
+                };
+                let started = find(&format!("testStarted nodeId='{id}'"), at);
+                let said = find(&words, started);
+                let finished = find(&format!("testFinished nodeId='{id}'"), started);
+                assert!(said < finished, "{flag} #{round}: {name}:\n{text}");
+                at = finished;
+            }
+        }
+    }
+}
+
 /// TeamCity takes plain text between a test's start and finish as that
 /// test's output only when the start says `captureStandardOutput='true'`.
 /// With capture off, what a test prints is such text, in order with the
