@@ -96,8 +96,15 @@ def _first_line(text):
     return ""
 
 
-def _summary(longrepr):
-    """One line: ``assert 54 == 42``, ``TypeError: boom``."""
+# How pytest's text of a fixture error starts: `file /p/test_x.py, line 3`.
+_FIXTURE_ERROR_START = re.compile(r"^file .+, line \d+$")
+
+
+def _summary(longrepr, collected=False):
+    """One line: ``assert 54 == 42``, ``TypeError: boom``. A report's text
+    says what failed on its first line (a plugin's text, pytest-check's
+    under xdist), but a collection error's (``collected``) and a fixture
+    error's on the exception's last ``E`` line (their first line is where)."""
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None:
         line = _first_line(crash.message)
@@ -114,10 +121,10 @@ def _summary(longrepr):
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return _first_line(str(longrepr[2]))
     text = str(longrepr)
-    # A collection error's text ends with the exception's "E   " line.
-    for line in reversed(text.splitlines()):
-        if line.startswith("E   "):
-            return line[1:].strip()
+    if collected or _FIXTURE_ERROR_START.match(_first_line(text)):
+        for line in reversed(text.splitlines()):
+            if line.startswith("E   "):
+                return line[1:].strip()
     return _first_line(text)
 
 

@@ -78,6 +78,13 @@ def _split(items, shard):
     return [item for i, item in enumerate(items) if i in mine], line
 
 
+def _file_id(collector):
+    """The id of the file a ``pytest.File`` collector is in: its own, or for
+    a File inside a file (pytest-describe's blocks, ``test_d.py::describe_x``)
+    its file's, as pytest's own ``--lf`` goes by the collector's path."""
+    return collector.nodeid.split("::", 1)[0]
+
+
 class _Order(_Plugin):
     def __init__(self, order, say=None):
         self._first = set(order.get("first") or ())
@@ -113,7 +120,7 @@ class _Order(_Plugin):
         arguments it was given: ids are relative to pytest's root, which
         the failures' files as arguments could move (an ini file beside
         them, a root above the project)."""
-        if self._skipping and isinstance(collector, pytest.File) and collector.nodeid not in self._only_files:
+        if self._skipping and isinstance(collector, pytest.File) and _file_id(collector) not in self._only_files:
             return pytest.CollectReport(collector.nodeid, "passed", None, [])
         return None
 
@@ -126,7 +133,7 @@ class _Order(_Plugin):
         if not self._only_files or self._skipping or not report.result:
             return report
         if isinstance(collector, pytest.File):
-            if collector.nodeid in self._only_files and any(self._holds_only(node.nodeid) for node in report.result):
+            if _file_id(collector) in self._only_files and any(self._holds_only(node.nodeid) for node in report.result):
                 self._skipping = True
         else:
             report.result.sort(key=lambda node: not self._leads_to_only(node.nodeid))

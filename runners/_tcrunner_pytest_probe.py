@@ -8,7 +8,6 @@ report is annotated (``tcrunner_kind``, ``tcrunner_message``,
 ``tcrunner_comparison``) for the reporter to read.
 """
 
-import operator
 import pprint
 import sys
 import traceback
@@ -54,32 +53,22 @@ def _format_value(value):
     return pprint.pformat(value)
 
 
-#: The operators of a comparison an ``assert`` can make, as functions.
-_OPERATORS = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "in": lambda a, b: a in b,
-    "not in": lambda a, b: a not in b,
-    "is": operator.is_,
-    "is not": operator.is_not,
-}
-
-
-def _held(op, left, right):
-    """Whether the comparison is true: pytest explains the last comparison
-    of a failed ``assert`` even when it held (``assert not (a == b)``, or
-    ``assert a == b and c``), and its sides are then no failure's."""
-    compare = _OPERATORS.get(op)
-    if compare is None:
-        return False
-    try:
-        return bool(compare(left, right))
-    except Exception:
-        return False
+def _held():
+    """Whether the comparison pytest explains held: it explains the last
+    comparison of a failed ``assert`` even when it held (``assert not (a ==
+    b)``, or ``assert a == b and c``), and its sides are then no failure's.
+    pytest's ``_call_reprcompare``, which calls the hook, has its ``done``
+    for that already: False when every comparison held. Comparing the values
+    again would run the test's code twice (an ``__eq__`` that counts, an
+    iterator ``in`` uses up)."""
+    frame = sys._getframe(1)
+    for _ in range(_FRAMES_TO_ASSERT):
+        if frame is None:
+            break
+        if frame.f_code.co_name == "_call_reprcompare":
+            return frame.f_locals.get("done") is False
+        frame = frame.f_back
+    return False
 
 
 def _remember(expected, actual, where):
@@ -196,7 +185,7 @@ class _Probe(_Plugin):
         # unless the project swaps them (as teamcity-messages does, for
         # `assert` only: unittest's order is its own).
         where = _failing_assert()
-        if where is not None and not _held(op, left, right):
+        if where is not None and not _held():
             if _swap_diff[0]:
                 _remember(left, right, where)
             else:

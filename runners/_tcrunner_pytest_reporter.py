@@ -507,7 +507,7 @@ class _Reporter(_Plugin):
 
     def _collection_problem(self, report):
         if report.failed:
-            name, outcome, message = "<collection error>", "error", _summary(report.longrepr)
+            name, outcome, message = "<collection error>", "error", _summary(report.longrepr, collected=True)
         else:
             name, outcome, message = "<collection skipped>", "skipped", _skip_reason(report.longrepr)
         # With --doctest-modules a module is imported twice (as tests and for

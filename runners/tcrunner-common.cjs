@@ -10,6 +10,12 @@ const ANSI = /[\u001b\u009b][[\]()#;?]*(?:(?:(?:;[-a-zA-Z\d/#&.:=?%@~_]*)*)?\u00
 
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
+// node's own, taken as this file loads, before any test runs: a test that
+// mocks `fs.writeSync` (`jest.spyOn(fs, 'writeSync')`, kept by jest's
+// default `restoreMocks: false`) in the reporter's process must not take
+// the events with it.
+const writeSync = fs.writeSync;
+
 /**
  * A descriptor of this process's own for the event pipe `fd`: tests running
  * in this process see `TCRUNNER_EVENT_FD` and may close that one (a test of
@@ -37,9 +43,9 @@ function ownCopy(fd) {
 function countRawWrites() {
   if (fs.writeSync.tcrunnerCounts) return fs.writeSync.tcrunnerCounts;
   const counts = [0, 0, 0];
-  const writeSync = fs.writeSync;
+  const underneath = fs.writeSync;
   fs.writeSync = function writeSyncCounted(fd, ...rest) {
-    const n = writeSync.call(this, fd, ...rest);
+    const n = underneath.call(this, fd, ...rest);
     if (fd === 1 || fd === 2) counts[fd] += n;
     return n;
   };
@@ -143,12 +149,12 @@ function openSink({ blockingText = false } = {}) {
       for (;;) {
         try {
           if (buf === null) {
-            const n = fs.writeSync(fd, text);
+            const n = writeSync(fd, text);
             if (n === Buffer.byteLength(text, 'utf8')) return;
             buf = Buffer.from(text, 'utf8');
             off = n;
           } else {
-            off += fs.writeSync(fd, buf, off, buf.length - off);
+            off += writeSync(fd, buf, off, buf.length - off);
             if (off >= buf.length) return;
           }
         } catch (err) {

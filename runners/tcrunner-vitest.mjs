@@ -91,6 +91,13 @@ function thrownValue(err) {
   return inspect(fields, { depth: 5 });
 }
 
+/**
+ * `TypeError: boom`; a value thrown that is no error (`throw 'text'`,
+ * `throw null`), which vitest hands on with a message and no name, is its
+ * message alone, as vitest's JSON report gives it.
+ */
+const headline = (name, message) => (name ? `${name}: ${message}` : message).trim();
+
 /** A stack frame line for one of vitest's parsed `stacks` entries. */
 const stackFrame = ({ file, line, column, method }) => {
   const place = `${file}:${line}:${column}`;
@@ -102,7 +109,7 @@ function errorText(err, depth = 0) {
   if (!err || typeof err !== 'object') return String(err);
   const value = thrownValue(err);
   if (value !== undefined) return value;
-  const head = `${err.name || 'Error'}: ${stripAnsi(err.message || '')}`.trim();
+  const head = headline(err.name, stripAnsi(err.message || ''));
   let frames = stripAnsi(err.stack || '')
     .split('\n')
     .filter((l) => STACK_FRAME.test(l) && !INTERNAL_FRAME.test(l))
@@ -127,7 +134,7 @@ function describeErrors(errors, retried = false) {
   const value = thrownValue(lead);
   const message = assertion
     ? firstParagraph(lead.message || '')
-    : firstParagraph(value !== undefined ? value : `${lead.name || 'Error'}: ${lead.message || ''}`);
+    : firstParagraph(value !== undefined ? value : headline(lead.name, lead.message || ''));
   const failure = {
     outcome: assertion ? 'failed' : 'error',
     message: message || 'Failure cause not provided',

@@ -18,7 +18,8 @@ set -euo pipefail
 # pytest-subtests, the `subtests` fixture before pytest 9 had its own, in a
 # venv of its own (it also changes how pytest 8 reports unittest subtests);
 # pytest-rerunfailures in one of its own too (every run it is installed in
-# pays for its hooks). junitparser, an independent JUnit XML reader, goes
+# pays for its hooks), with pytest-describe, whose blocks are files inside
+# a file (tests/history.rs, `--lf`). junitparser, an independent JUnit XML reader, goes
 # into pytest9 for tests/results_files.rs (it reads --junit-xml files).
 PYTEST8=8.4.2
 PYTEST9=9.2.0
@@ -28,6 +29,7 @@ PYTEST_TIMEOUT=2.4.0
 PYTEST_SUBTESTS=0.15.0
 PYTEST_RERUNFAILURES=16.7
 JUNITPARSER=5.0.3
+PYTEST_DESCRIBE=3.2.0
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${1:-${PYTHON:-python3}}"
@@ -60,7 +62,8 @@ make_venv() {
 
 make_venv pytest8 "pytest==$PYTEST8" "pytest-xdist==$XDIST"
 make_venv pytest8-subtests "pytest==$PYTEST8" "pytest-subtests==$PYTEST_SUBTESTS"
-make_venv pytest9-reruns "pytest==$PYTEST9" "pytest-rerunfailures==$PYTEST_RERUNFAILURES"
+make_venv pytest9-reruns "pytest==$PYTEST9" "pytest-rerunfailures==$PYTEST_RERUNFAILURES" \
+    "pytest-describe==$PYTEST_DESCRIBE"
 make_venv pytest9 "pytest==$PYTEST9" "pytest-xdist==$XDIST" \
     "teamcity-messages==$TEAMCITY_MESSAGES" "pytest-timeout==$PYTEST_TIMEOUT" \
     "junitparser==$JUNITPARSER"

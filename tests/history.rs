@@ -191,6 +191,45 @@ fn pytest_lf_collects_the_failures_first_and_runs_all_when_they_are_gone() {
     );
 }
 
+/// pytest-describe's blocks are files inside a file (a `pytest.Module`
+/// with the id `test_d.py::describe_math`): `--lf` took them for files
+/// holding no failure and left every block out, so their failures never
+/// ran again. Blocks go by their file, as in pytest's own `--lf`.
+#[test]
+fn pytest_lf_runs_the_failures_inside_describe_blocks_again() {
+    let project = Project::copy("history/pytest");
+    project.write(
+        "test_d.py",
+        "def describe_math():\n    def it_adds():\n        assert 1 + 1 == 2\n\n    \
+         def describe_nested():\n        def it_fails():\n            assert 1 + 1 == 3\n",
+    );
+    project.write("test_plain.py", &py_tests(&[("a", false), ("b", true)]));
+    let run = |args: &[&str]| {
+        Tcrunner::new(project.path())
+            .args(["--framework", "pytest", "--python"])
+            .arg(util::path("target/venv/pytest9-reruns/bin/python"))
+            .args(args)
+            .run(LIMIT)
+    };
+    let first = run(&[]);
+    first.assert_code(1).assert_clean();
+    assert_eq!(started(&first), ["it_adds", "it_fails", "test_a", "test_b"]);
+    let again = run(&["--lf"]);
+    again.assert_code(1).assert_clean();
+    assert_eq!(
+        started(&again),
+        ["it_fails", "test_b"],
+        "{}",
+        again.describe()
+    );
+    // With the plain failure fixed, the block's alone.
+    project.write("test_plain.py", &py_tests(&[("a", false), ("b", false)]));
+    run(&["--path", "test_plain.py"]).assert_code(0);
+    let again = run(&["--lf"]);
+    again.assert_code(1).assert_clean();
+    assert_eq!(started(&again), ["it_fails"], "{}", again.describe());
+}
+
 /// `--lf` keeps the run's arguments: the recorded ids are relative to
 /// pytest's root, which the failures' files given as arguments would move
 /// (an ini file beside them; a root above the project).

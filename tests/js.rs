@@ -510,13 +510,21 @@ fn jest_files_are_named_below_the_folder_jest_runs_in() {
 }
 
 #[test]
-fn vitest_shows_a_thrown_plain_object() {
+fn vitest_shows_thrown_values_that_are_no_errors() {
     for name in ["vitest3", "vitest4"] {
         let (_project, stream) = failing_run("vitest-values", name);
         let found = tests_by_path(&stream);
         let thrown = &found["values.test.ts > throws a plain object"];
         assert_eq!(thrown.verdict, "error", "{name}");
         assert_eq!(thrown.message.as_deref(), Some("{ code: 42 }"), "{name}");
+        // No `Error: ` in front of what was no error.
+        for (test, message) in [
+            ("throws a string", "a plain string"),
+            ("throws null", "null"),
+        ] {
+            let thrown = &found[&format!("values.test.ts > {test}")];
+            assert_eq!(thrown.message.as_deref(), Some(message), "{name}");
+        }
         // Unhandled, without the fields vitest adds to say where it came from.
         let unhandled = &found["Unhandled error"];
         assert_eq!(unhandled.verdict, "error", "{name}");
@@ -740,6 +748,29 @@ fn jests_own_and_node_assertion_errors_are_failures_not_errors() {
 /// runs the files in two workers instead of in band.
 fn fresh_cache(project: &Path) -> String {
     format!("--cacheDirectory={}", project.join(".cache").display())
+}
+
+/// A test in jest's own process that mocks `fs.writeSync`, a mock jest
+/// keeps after the test, took the reporter's writes with it: a mock that
+/// returns 0 left the run waiting for ever. The reporter writes with node's
+/// own, taken as it loads.
+#[test]
+fn a_test_mocking_fs_write_sync_leaves_the_events_alone() {
+    for name in ["jest29", "jest30"] {
+        let project = case_project("jest-mocked-writes", name);
+        let (code, stream) = run_in(project.path(), name, &["--session-timeout", "60"]);
+        assert_clean(&stream);
+        assert_eq!(
+            verdicts(&stream),
+            [
+                ("mocked.test.js > mocks fs.writeSync", "passed"),
+                ("mocked.test.js > runs after the mock", "passed"),
+            ]
+            .map(|(k, v)| (k.to_owned(), v.to_owned())),
+            "{name}"
+        );
+        assert_eq!(code, 0, "{name}");
+    }
 }
 
 /// A worker that dies in a test (`process.exit`) makes jest run its file

@@ -850,6 +850,7 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
     // (`guide.txt`) are pytest's node ids already.
     let project = Project::copy("pytest");
     project.write("tests/guide.txt", ">>> 2 * 21\n42\n");
+    project.write("guide.txt", ">>> 6 * 7\n42\n");
     project.write("src/calc/docstring.py", "\"\"\"\n>>> 1 + 1\n2\n\"\"\"\n");
     // A package with a function of its own name.
     project.write(
@@ -884,6 +885,8 @@ fn targets_naming_doctests_reach_pytest_as_they_are() {
             "tests/guide.txt::guide.txt",
             "tests > guide.txt > guide.txt",
         ),
+        // A file of the top folder is a path, not a dotted name.
+        ("guide.txt", "guide.txt > guide.txt"),
         // `tally.add` is the package's doctest, not a test `add` of `tally()`.
         (
             "src/tally/__init__.py::tally.add",
@@ -1249,7 +1252,9 @@ fn captured_log_records_are_output_only_when_asked_for() {
 /// caught by the test) is not the diff of a later failure that compared
 /// nothing, nor is one that held (`assert not (a == b)`, which pytest
 /// explains all the same); a later failing comparison has its own values,
-/// equal as they read (`assert 2 != 2`) or not.
+/// equal as they read (`assert 2 != 2`) or not. Telling whether it held
+/// never compares the values again: that would run the test's `__eq__`
+/// twice, or take from an iterator twice.
 #[test]
 fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
     let run = run_edge("test_comparisons.py", &[]);
@@ -1276,6 +1281,69 @@ fn a_caught_comparison_is_not_pinned_on_a_later_failure() {
     assert_eq!(
         (test.expected.as_deref(), test.actual.as_deref()),
         (Some("4"), Some("3"))
+    );
+    for name in [
+        "test_a_failed_comparison_runs_once",
+        "test_in_takes_from_an_iterator_once",
+    ] {
+        assert_eq!(get(name).verdict, "passed", "{name}: {}", run.describe());
+    }
+}
+
+/// A report whose text a plugin wrote (pytest-check's, in xdist's workers)
+/// says what failed on its first line: its last `E` line is pytest's hint
+/// (`Use -v to get more diff`). A fixture error's text starts with where it
+/// is, and says what on its `E` line, in process and through xdist alike.
+#[test]
+fn a_plugins_report_text_gives_the_message_its_first_line() {
+    for args in [&[][..], &["--", "-n", "2"]] {
+        let run = run_edge("plugin_text", args);
+        run.assert_code(1);
+        let tests = tests_by_path(&run.stdout);
+        let message = |name: &str| {
+            tests
+                .iter()
+                .find(|(k, _)| k.ends_with(name))
+                .and_then(|(_, test)| test.message.clone())
+                .unwrap_or_else(|| panic!("{name}: {}", run.describe()))
+        };
+        assert_eq!(
+            message("test_soft_then_hard"),
+            "FAILURE: a soft check failed",
+            "{args:?}"
+        );
+        assert_eq!(
+            message("test_needs_a_missing_fixture"),
+            "test setup failed: fixture 'missing' not found",
+            "{args:?}"
+        );
+    }
+}
+
+/// A module that patches `os.write` for its tests (to return 0) took the
+/// plugin's writes with it, and the run never ended. The plugin writes
+/// with Python's own, taken as it loads.
+#[test]
+fn a_patched_os_write_leaves_the_events_alone() {
+    let run = run_edge("test_patched_write.py", &["--session-timeout", "60"]);
+    run.assert_code(1);
+    let verdicts: Vec<(String, String)> = tests_by_path(&run.stdout)
+        .into_iter()
+        .map(|(path, outcome)| (path, outcome.verdict))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("test_fails", "failed"),
+            ("test_passes_last", "passed"),
+            ("test_writes_nothing", "passed"),
+        ]
+        .map(|(name, verdict)| (
+            format!("test_patched_write.py > {name}"),
+            verdict.to_owned()
+        )),
+        "{}",
+        run.describe()
     );
 }
 

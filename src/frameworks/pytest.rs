@@ -215,7 +215,9 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
         Some(i) => target.split_at(i),
         None => (target, ""),
     };
-    if names.ends_with(".py") || names.contains('/') {
+    // A file of the project's top folder is a path, whatever its suffix
+    // (a text doctest, a conftest's YAML cases), not a dotted name.
+    if names.ends_with(".py") || names.contains('/') || project.join(names).is_file() {
         if let Some(file) = below_project(project, names) {
             return Ok(format!("{file}{params}"));
         }
@@ -860,6 +862,7 @@ mod tests {
             std::env::temp_dir().join(format!("tcrunner-pytest-targets-{}", std::process::id()));
         std::fs::create_dir_all(project.join("pkg/sub")).unwrap();
         std::fs::write(project.join("pkg/sub/mod.py"), "").unwrap();
+        std::fs::write(project.join("test_guide.txt"), "").unwrap();
         std::fs::create_dir_all(project.join("tests")).unwrap();
         std::fs::write(
             project.join("tests/TestCalc.py"),
@@ -919,6 +922,8 @@ mod tests {
             ),
             ("pkg.sub.mod", "pkg/sub/mod.py"),
             ("pkg.sub", "pkg/sub"),
+            // A top-level file of another kind is its path.
+            ("test_guide.txt", "test_guide.txt"),
         ] {
             assert_eq!(
                 translate_target(&project, target).unwrap(),
