@@ -233,21 +233,24 @@ export default class TcrunnerVitestReporter {
 
   /**
    * A test's console output waits for its result, which never comes when
-   * tcrunner stops the run (a time limit, the IDE's stop) with SIGTERM:
-   * what running tests printed is sent first. Alone on SIGTERM, the
-   * listener then lets the signal end the process as it would have.
+   * the run is stopped: by tcrunner's time limits (SIGTERM), or by the
+   * signal tcrunner passes on (the IDE's stop is SIGINT). What running
+   * tests printed is sent first. Alone on its signal, the listener then
+   * lets it end the process as it would have.
    */
   sendHeldOutputOnStop() {
-    const onStop = () => {
-      for (const node of this.nodes.values()) {
-        if (node.kind === 'test' && !node.done && node.logs.length) this.sink.send(...this.takeOutput(node));
-      }
-      if (process.listenerCount('SIGTERM') === 1) {
-        process.removeListener('SIGTERM', onStop);
-        process.kill(process.pid, 'SIGTERM');
-      }
-    };
-    process.on('SIGTERM', onStop);
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+      const onStop = () => {
+        for (const node of this.nodes.values()) {
+          if (node.kind === 'test' && !node.done && node.logs.length) this.sink.send(...this.takeOutput(node));
+        }
+        if (process.listenerCount(signal) === 1) {
+          process.removeListener(signal, onStop);
+          process.kill(process.pid, signal);
+        }
+      };
+      process.on(signal, onStop);
+    }
   }
 
   onTestModuleQueued(module) {

@@ -682,12 +682,12 @@ fn vitest_hook_blocking_after_a_test_leaves_its_verdict_alone() {
 fn vitest_test_stopped_by_a_time_limit_keeps_what_it_printed() {
     let project = vitest_project();
     let run = Tcrunner::new(project.path())
-        .args(["--session-timeout", "3", "--path", "hang.test.mjs"])
+        .args(["--session-timeout", "4", "--path", "hang.test.mjs"])
         .run(LIMIT);
     assert_sound(&run, 124);
     assert_contains(
         &run.failure_of("hangs"),
-        "message='timed out after 3 s (--session-timeout)'",
+        "message='timed out after 4 s (--session-timeout)'",
         &run,
     );
     let id = run.node_id("hangs");
@@ -863,6 +863,33 @@ fn pytest_signal_then_grace_period_then_kill() {
         "{}",
         run.describe()
     );
+}
+
+/// What a vitest test printed before the run was stopped (the IDE's stop
+/// is SIGINT, which tcrunner passes on): the reporter holds a test's
+/// console output for its result, and sends it on each signal before the
+/// signal ends vitest.
+#[test]
+fn vitest_test_stopped_by_a_signal_keeps_what_it_printed() {
+    let project = vitest_project();
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGHUP, 129)] {
+        let mut running = Tcrunner::new(project.path())
+            .args(["--path", "hang.test.mjs"])
+            .spawn();
+        running.wait_for("name='hangs'", LIMIT);
+        // Past the test's `console.log`, which vitest hands on within 100 ms.
+        std::thread::sleep(Duration::from_millis(1500));
+        running.signal(signal);
+        let run = running.finish(LIMIT);
+        assert_sound(&run, code);
+        assert!(run.was_stopped("hangs"), "{}", run.describe());
+        let id = run.node_id("hangs");
+        assert_contains(
+            &run.text(),
+            &format!("##teamcity[testStdOut nodeId='{id}' out='hang start|n']"),
+            &run,
+        );
+    }
 }
 
 #[test]
