@@ -973,6 +973,59 @@ fn a_single_jest_file_prints_its_console_once_inside_the_test() {
     }
 }
 
+/// What a test in jest's own process writes to stderr, and jest's console
+/// where jest prints it on stderr (`--useStderr`, `--json`), went to
+/// tcrunner's stderr as it was: in no result file, and in the IDE beside
+/// the test's messages rather than inside them. While one test runs it is
+/// that test's stderr.
+#[test]
+fn a_single_jest_files_stderr_is_its_tests_output() {
+    for name in ["jest29", "jest30"] {
+        for jest_args in [&[][..], &["--useStderr"]] {
+            let project = case_project("jest-stderr", name);
+            let json = project.path().join("result.json");
+            let json_arg = json.to_string_lossy();
+            let mut args = vec!["--json", &json_arg, "--"];
+            args.extend(jest_args);
+            let (code, stream) = run_in(project.path(), name, &args);
+            assert_eq!(code, 0, "{name} {jest_args:?}");
+            assert_clean(&stream);
+            let text = String::from_utf8_lossy(&stream);
+            let tests = util::json(&json)["tests"].clone();
+            for (test, who) in [("writes first", "FIRST"), ("writes next", "NEXT")] {
+                let record = tests
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|t| t["name"] == test)
+                    .unwrap_or_else(|| panic!("{name}: no {test} in {tests}"));
+                let stderr = record["stderr"].as_str().unwrap_or_default();
+                assert!(
+                    stderr.contains(&format!("RAW-ERR-OF-{who}")),
+                    "{name} {jest_args:?}: {record}"
+                );
+                let logged_on = if jest_args.is_empty() {
+                    "stdout"
+                } else {
+                    "stderr"
+                };
+                let logged = record[logged_on].as_str().unwrap_or_default();
+                assert!(
+                    logged.contains(&format!("LOGGED-BY-{who}")),
+                    "{name} {jest_args:?}: {record}"
+                );
+                // In the stream, inside the test's messages.
+                let started = text.find(&format!("name='{test}'")).expect("started");
+                let finished = started + text[started..].find("testFinished").expect("finished");
+                assert!(
+                    text[started..finished].contains(&format!("RAW-ERR-OF-{who}")),
+                    "{name} {jest_args:?}:\n{text}"
+                );
+            }
+        }
+    }
+}
+
 /// Node queues what a full pipe does not take, so a test's console write
 /// larger than a pipe holds came out after the events sent behind it: in
 /// part in its test, cut inside a character, the rest (and the next

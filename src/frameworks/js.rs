@@ -819,6 +819,12 @@ impl Framework for Jest {
 }
 
 impl Framework for Vitest {
+    /// Tests run in workers, whose stderr comes through vitest's console
+    /// capture as events: the main process's stderr is vitest's own.
+    fn tests_write_its_stderr(&self) -> bool {
+        false
+    }
+
     /// Vite's cache folder (`node_modules/.vite`, where vitest keeps its
     /// results) and the folder Vite bundles a config file into
     /// (`node_modules/.vite-temp`): in the project's own `node_modules`

@@ -284,6 +284,13 @@ pub(crate) trait Framework {
     fn users_know_ids(&self) -> bool {
         false
     }
+    /// Whether what the framework's own process writes to stderr while one
+    /// test runs is that test's (a test run in the process, in band). Not
+    /// where tests run elsewhere, and their text comes as events (vitest's
+    /// workers): the process's stderr is then its own.
+    fn tests_write_its_stderr(&self) -> bool {
+        true
+    }
 }
 
 /// Why a framework ran nothing on purpose: [`Framework::refusal`].

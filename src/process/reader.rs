@@ -132,6 +132,8 @@ pub(super) struct Reader {
     /// text its process writes, and that text goes before them by those
     /// counts; see [`Reader::drains_before`] for the rest.
     counted: bool,
+    /// The start of a character the last read of stderr cut in two.
+    stderr_cut: Vec<u8>,
 }
 
 impl Reader {
@@ -167,6 +169,7 @@ impl Reader {
             largest_read: 0,
             text_read: [0; 2],
             counted: false,
+            stderr_cut: Vec::new(),
         })
     }
 
@@ -232,9 +235,26 @@ impl Reader {
             Some(n) if n > 0 => {
                 match self.sources[i].kind {
                     Kind::Stdout => self.split_stdout(n, out),
-                    _ => out.push_back(Input::Stderr(self.buf[..n].to_vec())),
+                    _ => {
+                        // Whole characters, as on stdout: a test's stderr
+                        // may become a message of its own.
+                        let mut text = std::mem::take(&mut self.stderr_cut);
+                        text.extend_from_slice(&self.buf[..n]);
+                        let whole = text.len() - cut_char_len(&text);
+                        self.stderr_cut = text.split_off(whole);
+                        if !text.is_empty() {
+                            out.push_back(Input::Stderr(text));
+                        }
+                    }
                 }
                 n
+            }
+            Some(_) if self.sources[i].kind == Kind::Stderr && !self.stderr_cut.is_empty() => {
+                // The end of stderr: a character cut short is what it is.
+                let closed = out.pop_back();
+                out.push_back(Input::Stderr(std::mem::take(&mut self.stderr_cut)));
+                out.extend(closed);
+                0
             }
             Some(_)
                 if self.sources[i].kind == Kind::Stdout

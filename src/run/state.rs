@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::event::{LogLevel, TestEvent};
+use crate::event::{LogLevel, Stream, TestEvent};
 use crate::exit;
 use crate::frameworks::{Framework, Refusal};
 use crate::process::{describe, signal_name, stdout_gone, Child, Input};
@@ -246,7 +246,7 @@ impl State {
                     keep_tail(&mut self.stdout_tail, &bytes);
                     pipeline.text(&bytes)?
                 }
-                Input::Stderr(bytes) => self.stderr(&bytes),
+                Input::Stderr(bytes) => self.stderr(&bytes, pipeline)?,
                 Input::Event(line) => {
                     self.event(&line, pipeline, limits)?;
                     if limits
@@ -280,7 +280,30 @@ impl State {
         }
     }
 
-    fn stderr(&mut self, bytes: &[u8]) {
+    /// The framework's stderr. While one test runs it is that test's, as
+    /// its stdout is (a test's `process.stderr.write` in jest's process,
+    /// jest's console under `--useStderr` or `--json`, pytest's `-s`): it
+    /// goes to the test, in order with its events, and into the result
+    /// files. Otherwise it goes to tcrunner's stderr as it is.
+    fn stderr<W: Write>(&mut self, bytes: &[u8], pipeline: &mut Pipeline<W>) -> io::Result<()> {
+        let mut running = self.running.keys();
+        match (running.next(), running.next()) {
+            (Some(id), None) if self.framework.tests_write_its_stderr() => {
+                keep_tail(&mut self.stderr_tail, bytes);
+                pipeline.event(TestEvent::Output {
+                    id: Some(id.clone()),
+                    stream: Stream::Stderr,
+                    text: String::from_utf8_lossy(bytes).into_owned(),
+                })
+            }
+            _ => {
+                self.stderr_raw(bytes);
+                Ok(())
+            }
+        }
+    }
+
+    fn stderr_raw(&mut self, bytes: &[u8]) {
         let _ = self.stderr_out.write(bytes);
         keep_tail(&mut self.stderr_tail, bytes);
     }
@@ -534,7 +557,7 @@ impl State {
             let mut output = Vec::new();
             let status = child.stop(grace, |input| match input {
                 Input::Stdout(bytes) => text.extend_from_slice(&bytes),
-                Input::Stderr(bytes) => self.stderr(&bytes),
+                Input::Stderr(bytes) => self.stderr_raw(&bytes),
                 Input::Event(line) => {
                     if let Ok(event @ TestEvent::Output { id: Some(_), .. }) =
                         TestEvent::from_line(&line)
