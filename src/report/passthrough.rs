@@ -175,6 +175,8 @@ pub(crate) struct StderrText<E: Write> {
     filter: Option<TextFilter>,
     timestamps: bool,
     line_break: bool,
+    /// See [`StderrText::goes_to_tests`].
+    to_tests: bool,
 }
 
 impl<E: Write> StderrText<E> {
@@ -188,7 +190,16 @@ impl<E: Write> StderrText<E> {
                 .then(|| TextFilter::new(config.block_service_messages, intellij)),
             timestamps: config.timestamps,
             line_break: intellij,
+            to_tests: config.dialect != crate::cli::Dialect::Human,
         }
+    }
+
+    /// Whether what the framework writes to stderr while one test runs in
+    /// its process goes to that test, as its output: everywhere but in the
+    /// human view, which shows a test's output only when it fails, where a
+    /// person watching `-s` expects stderr as it comes.
+    pub(crate) fn goes_to_tests(&self) -> bool {
+        self.to_tests
     }
 
     /// Passes `bytes` on; a line that may still grow into a service message

@@ -284,11 +284,14 @@ impl State {
     /// its stdout is (a test's `process.stderr.write` in jest's process,
     /// jest's console under `--useStderr` or `--json`, pytest's `-s`): it
     /// goes to the test, in order with its events, and into the result
-    /// files. Otherwise it goes to tcrunner's stderr as it is.
+    /// files; not in the human view ([`StderrText::goes_to_tests`]).
+    /// Otherwise it goes to tcrunner's stderr as it is.
     fn stderr<W: Write>(&mut self, bytes: &[u8], pipeline: &mut Pipeline<W>) -> io::Result<()> {
         let mut running = self.running.keys();
         match (running.next(), running.next()) {
-            (Some(id), None) if self.framework.tests_write_its_stderr() => {
+            (Some(id), None)
+                if self.framework.tests_write_its_stderr() && self.stderr_out.goes_to_tests() =>
+            {
                 keep_tail(&mut self.stderr_tail, bytes);
                 pipeline.event(TestEvent::Output {
                     id: Some(id.clone()),
