@@ -671,13 +671,15 @@ class _Reporter(_Plugin):
                 # The failed attempt is told in its stderr (as jest's and
                 # vitest's are), so that a test that passed on a rerun shows
                 # it was flaky.
+                # An attempt that failed by its subtests alone has no text.
+                why = _summary(report.longrepr) if report.longrepr else "One or more subtests failed"
                 run.verdict_unknown()
                 run.rerun = True
                 run.attempts += 1
                 self._send_output(
                     node_id,
                     "stderr",
-                    "Attempt %d failed: %s\n%s\n" % (run.attempts, _summary(report.longrepr), report.longreprtext),
+                    "Attempt %d failed: %s\n%s\n" % (run.attempts, why, report.longreprtext),
                 )
                 return
             elif when == "call":

@@ -1335,10 +1335,7 @@ fn printed_service_messages_cannot_change_the_tree() {
             // and nothing of it is on tcrunner's stderr, which IntelliJ
             // parses as well.
             assert_eq!(
-                run.count(&[
-                    "##teamcity[testStdErr ",
-                    "|'fake on stderr|'|]"
-                ]),
+                run.count(&["##teamcity[testStdErr ", "|'fake on stderr|'|]"]),
                 1,
                 "{}",
                 run.describe()

@@ -1587,34 +1587,45 @@ fn what_tests_print_with_capture_off_stays_in_each_test() {
             let run = run_edge("test_printing.py", &["--", capture]);
             run.assert_code(0);
             let text = run.text();
-            let mut at = 0;
-            for (name, words) in [
-                ("test_first", "FIRST-SAYS"),
-                ("test_second", "SECOND-ENDS-WITHOUT-A-LINE-BREAK"),
-                // A line that may still grow into a service message (it
-                // has a `#`) is not held past the end of its test.
-                ("test_third", "THIRD-PROGRESS #1 WITHOUT-A-LINE-BREAK"),
-                ("test_fourth", "FOURTH-SAYS"),
-            ] {
-                let id = run.node_id(name);
-                let find = |needle: &str, from: usize| {
-                    text[from..]
-                        .find(needle)
-                        .map(|i| from + i)
-                        .unwrap_or_else(|| panic!("{capture} #{round}: no {needle}:\n{text}"))
-                };
-                let started = find(&format!("testStarted nodeId='{id}'"), at);
-                let said = find(words, started);
-                let finished = find(&format!("testFinished nodeId='{id}'"), started);
-                assert!(said < finished, "{capture} #{round}: {name}:\n{text}");
-                at = finished;
-            }
+            assert_each_test_says(
+                &run,
+                &[
+                    ("test_first", "FIRST-SAYS"),
+                    ("test_second", "SECOND-ENDS-WITHOUT-A-LINE-BREAK"),
+                    // A line that may still grow into a service message (it
+                    // has a `#`) is not held past the end of its test.
+                    ("test_third", "THIRD-PROGRESS #1 WITHOUT-A-LINE-BREAK"),
+                    ("test_fourth", "FOURTH-SAYS"),
+                ],
+                &format!("{capture} #{round}"),
+            );
             // The event after text with no line break still starts a line.
             assert!(
                 text.contains("LINE-BREAK\n##teamcity[testFinished"),
                 "{capture} #{round}:\n{text}"
             );
         }
+    }
+}
+
+/// Asserts that each test's `words` come between its `testStarted` and
+/// its `testFinished`, the tests in the order given.
+fn assert_each_test_says(run: &util::Run, said: &[(&str, &str)], case: &str) {
+    let text = run.text();
+    let mut at = 0;
+    for (name, words) in said {
+        let id = run.node_id(name);
+        let find = |needle: &str, from: usize| {
+            text[from..]
+                .find(needle)
+                .map(|i| from + i)
+                .unwrap_or_else(|| panic!("{case}: no {needle}:\n{text}"))
+        };
+        let started = find(&format!("testStarted nodeId='{id}'"), at);
+        let said = find(words, started);
+        let finished = find(&format!("testFinished nodeId='{id}'"), started);
+        assert!(said < finished, "{case}: {name}:\n{text}");
+        at = finished;
     }
 }
 
@@ -1629,27 +1640,21 @@ fn pytests_own_lines_as_tests_run_stay_in_each_test() {
         for round in 0..3 {
             let run = run_edge("test_logging.py", &["--", flag]);
             run.assert_code(0);
-            let text = run.text();
-            let mut at = 0;
-            for (name, record) in [
+            let said: Vec<(&str, String)> = [
                 ("test_first_logs", "FIRST-LOGS"),
                 ("test_second_logs", "SECOND-LOGS"),
                 ("test_third_logs", "THIRD-LOGS"),
-            ] {
-                let words = says.replace("{}", if flag == "-v" { name } else { record });
-                let id = run.node_id(name);
-                let find = |needle: &str, from: usize| {
-                    text[from..]
-                        .find(needle)
-                        .map(|i| from + i)
-                        .unwrap_or_else(|| panic!("{flag} #{round}: no {needle}:\n{text}"))
-                };
-                let started = find(&format!("testStarted nodeId='{id}'"), at);
-                let said = find(&words, started);
-                let finished = find(&format!("testFinished nodeId='{id}'"), started);
-                assert!(said < finished, "{flag} #{round}: {name}:\n{text}");
-                at = finished;
-            }
+            ]
+            .into_iter()
+            .map(|(name, record)| {
+                (
+                    name,
+                    says.replace("{}", if flag == "-v" { name } else { record }),
+                )
+            })
+            .collect();
+            let said: Vec<(&str, &str)> = said.iter().map(|(n, w)| (*n, w.as_str())).collect();
+            assert_each_test_says(&run, &said, &format!("{flag} #{round}"));
         }
     }
 }
@@ -1776,7 +1781,7 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
     let run = Tcrunner::new(project.path())
         .args(["--framework", "pytest", "--python"])
         .arg(path("target/venv/pytest9-reruns/bin/python"))
-        .args(["--", "--reruns", "2"])
+        .args(["--path", "test_reruns.py", "--", "--reruns", "2"])
         .run(Duration::from_secs(120));
     run.assert_clean();
     run.assert_code(1);
@@ -1819,6 +1824,25 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
             "Attempt 1 failed: AssertionError: every attempt",
             "Attempt 2 failed: AssertionError: every attempt"
         ],
+        "{}",
+        run.describe()
+    );
+    // An attempt that failed by a subtest alone says so (it has no text).
+    let run = Tcrunner::new(project.path())
+        .args(["--framework", "pytest", "--python"])
+        .arg(path("target/venv/pytest9-reruns/bin/python"))
+        .args(["--path", "test_subtest_reruns.py", "--", "--reruns", "1"])
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    let id = run.node_id("test_a_subtest_fails_first");
+    let text = run.text();
+    let told: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with(&format!("##teamcity[testStdErr nodeId='{id}'")))
+        .collect();
+    assert_eq!(told.len(), 1, "{}", run.describe());
+    assert!(
+        told[0].contains("out='Attempt 1 failed: One or more subtests failed|n"),
         "{}",
         run.describe()
     );

@@ -355,6 +355,7 @@ mod tests {
             filter: Some(TextFilter::new(false, true)),
             timestamps: false,
             line_break: true,
+            to_tests: true,
         };
         err.write(b"warn\n##teamcity[testFailed name='x']\n##team")
             .unwrap();
