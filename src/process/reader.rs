@@ -339,11 +339,20 @@ impl Reader {
     }
 
     /// The bytes of one frame: the end of a line passes it on as an event.
+    /// What stderr holds goes first, as for a line of the event pipe: the
+    /// framework wrote it before the frame (a test's stderr under `-s`).
     fn take_frame(&mut self, bytes: &[u8], out: &mut VecDeque<Input>) {
         let mut rest = bytes;
         while let Some(end) = memchr::memchr(b'\n', rest) {
             self.inband_line.extend_from_slice(&rest[..end]);
-            out.push_back(Input::Event(std::mem::take(&mut self.inband_line)));
+            let line = std::mem::take(&mut self.inband_line);
+            if self.drains_before(&line, false) {
+                if let Some(fd) = &self.sources[1].fd {
+                    let pending = pending_bytes(fd);
+                    self.pass_text(1, pending, out);
+                }
+            }
+            out.push_back(Input::Event(line));
             rest = &rest[end + 1..];
         }
         self.inband_line.extend_from_slice(rest);
@@ -848,16 +857,45 @@ mod tests {
         );
     }
 
-    /// Text and event lines as one string, each line in `<>`.
+    /// Text and event lines as one string, each line in `<>`, stderr in `[]`.
     fn seen(inputs: VecDeque<Input>) -> String {
         inputs
             .into_iter()
             .filter_map(|input| match input {
                 Input::Stdout(bytes) => Some(String::from_utf8(bytes).unwrap()),
+                Input::Stderr(bytes) => Some(format!("[{}]", String::from_utf8(bytes).unwrap())),
                 Input::Event(line) => Some(format!("<{}>", String::from_utf8(line).unwrap())),
                 _ => None,
             })
             .collect()
+    }
+
+    /// What stderr holds when an event line framed in stdout is read goes
+    /// before it, as before a line of the event pipe: a test under `-s`
+    /// wrote it before its end, and reading stdout first must not put it
+    /// after.
+    #[test]
+    fn stderr_goes_before_an_end_framed_in_stdout() {
+        use std::io::Write;
+        let (out_r, mut out_w) = io::pipe().unwrap();
+        let (err_r, mut err_w) = io::pipe().unwrap();
+        let (ev_r, ev_w) = io::pipe().unwrap();
+        let mut reader = Reader::new(out_r.into(), err_r.into(), ev_r.into(), "k3y").unwrap();
+        let mut inputs = VecDeque::new();
+        out_w
+            .write_all(b"\x1b_tcrunner;k3y;{\"ev\":\"started\"}\n\x1b\\")
+            .unwrap();
+        reader.read_ready(0, &mut inputs);
+        err_w.write_all(b"said on stderr\n").unwrap();
+        out_w
+            .write_all(b"\x1b_tcrunner;k3y;{\"ev\":\"finished\"}\n\x1b\\")
+            .unwrap();
+        reader.read_ready(0, &mut inputs);
+        drop((out_w, err_w, ev_w));
+        assert_eq!(
+            seen(inputs),
+            "<{\"ev\":\"started\"}>[said on stderr\n]<{\"ev\":\"finished\"}>"
+        );
     }
 
     /// A last event line without its newline still counts, and comes
