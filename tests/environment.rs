@@ -136,10 +136,7 @@ fn verdicts_with_jobs(command: &mut Tcrunner, jobs: &str) -> (BTreeMap<String, S
     let run = command.args(["-j", jobs]).run(LIMIT);
     run.assert_code(1); // the fixtures fail on purpose
     assert_clean(&run.stdout);
-    let verdicts = tests_by_path(&run.stdout)
-        .into_iter()
-        .map(|(path, outcome)| (path, outcome.verdict))
-        .collect();
+    let verdicts = util::verdicts_by_path(&run.stdout);
     let text = run.text();
     let banner = text
         .lines()

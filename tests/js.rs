@@ -608,10 +608,7 @@ fn failing_case_verdicts(case: &str, name: &str) -> Vec<(String, String)> {
 
 /// A stream's tests' paths and verdicts, in path order.
 fn verdicts(stream: &[u8]) -> Vec<(String, String)> {
-    tests_by_path(stream)
-        .into_iter()
-        .map(|(key, test)| (key, test.verdict))
-        .collect()
+    util::verdicts_by_path(stream)
 }
 
 /// Runs a case whose run fails, checking the code and the stream; the

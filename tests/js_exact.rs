@@ -113,10 +113,7 @@ fn bare_observation(project: &Path, name: &str, args: &[&str], colour: &[(&str, 
 
 /// The verdicts of a stream's tests, in path order.
 fn verdicts(stream: &[u8]) -> Vec<(String, String)> {
-    tests_by_path(stream)
-        .into_iter()
-        .map(|(key, test)| (key, test.verdict))
-        .collect()
+    util::verdicts_by_path(stream)
 }
 
 fn passed(keys: &[&str]) -> Vec<(String, String)> {

@@ -1327,10 +1327,7 @@ fn a_plugins_report_text_gives_the_message_its_first_line() {
 fn a_patched_os_write_leaves_the_events_alone() {
     let run = run_edge("test_patched_write.py", &["--session-timeout", "60"]);
     run.assert_code(1);
-    let verdicts: Vec<(String, String)> = tests_by_path(&run.stdout)
-        .into_iter()
-        .map(|(path, outcome)| (path, outcome.verdict))
-        .collect();
+    let verdicts: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
     assert_eq!(
         verdicts,
         [
@@ -1712,10 +1709,7 @@ fn a_teamcity_test_owns_what_it_prints_with_capture_off() {
 fn text_in_stdout_never_passes_for_an_event() {
     let run = run_edge("test_inband.py", &["--", "-s"]);
     run.assert_code(1);
-    let verdicts: Vec<(String, String)> = tests_by_path(&run.stdout)
-        .into_iter()
-        .map(|(path, outcome)| (path, outcome.verdict))
-        .collect();
+    let verdicts: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
     let file = "test_inband.py";
     assert_eq!(
         verdicts,
@@ -1785,10 +1779,7 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
         .run(Duration::from_secs(120));
     run.assert_clean();
     run.assert_code(1);
-    let found: Vec<(String, String)> = tests_by_path(&run.stdout)
-        .into_iter()
-        .map(|(path, outcome)| (path, outcome.verdict))
-        .collect();
+    let found: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
     assert_eq!(
         found,
         [
@@ -1864,10 +1855,7 @@ fn the_subtests_fixture_gives_each_subtest_a_node_on_pytest_8_and_9() {
         run.assert_clean();
         run.assert_code(1);
         let test = "test_fixture_subtests.py > test_some_subtests";
-        let found: Vec<(String, String)> = tests_by_path(&run.stdout)
-            .into_iter()
-            .map(|(path, outcome)| (path, outcome.verdict))
-            .collect();
+        let found: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
         let want: Vec<(String, String)> = [
             ("", "failed"),
             (" > (i=0)", "ignored"),

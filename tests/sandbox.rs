@@ -216,10 +216,7 @@ fn verdicts(command: &mut Tcrunner, code: i32) -> BTreeMap<String, String> {
     let run = command.run(LIMIT);
     run.assert_code(code);
     assert_clean(&run.stdout);
-    tests_by_path(&run.stdout)
-        .into_iter()
-        .map(|(path, outcome)| (path, outcome.verdict))
-        .collect()
+    util::verdicts_by_path(&run.stdout)
 }
 
 fn same_inside_and_outside(new: impl Fn() -> Tcrunner) {

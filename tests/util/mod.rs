@@ -787,6 +787,15 @@ pub struct TestOutcome {
     pub actual: Option<String>,
 }
 
+/// A stream's tests' paths and verdicts, in path order (a `Vec` of pairs
+/// or a map).
+pub fn verdicts_by_path<C: FromIterator<(String, String)>>(stream: &[u8]) -> C {
+    tests_by_path(stream)
+        .into_iter()
+        .map(|(path, outcome)| (path, outcome.verdict))
+        .collect()
+}
+
 /// The tests of an id-mode stream keyed by their tree path (names from the
 /// outermost suite down, joined by ` > `).
 pub fn tests_by_path(stream: &[u8]) -> std::collections::BTreeMap<String, TestOutcome> {
