@@ -1772,11 +1772,14 @@ fn subtests_under_xdist_leave_no_progress_letters_in_the_output() {
 #[test]
 fn a_pytest_test_run_again_tells_its_failed_attempts() {
     let project = Project::copy("pytest-reruns");
-    let run = Tcrunner::new(project.path())
-        .args(["--framework", "pytest", "--python"])
-        .arg(path("target/venv/pytest9-reruns/bin/python"))
-        .args(["--path", "test_reruns.py", "--", "--reruns", "2"])
-        .run(Duration::from_secs(120));
+    let rerun = |args: &[&str]| {
+        Tcrunner::new(project.path())
+            .args(["--framework", "pytest", "--python"])
+            .arg(path("target/venv/pytest9-reruns/bin/python"))
+            .args(args)
+            .run(Duration::from_secs(120))
+    };
+    let run = rerun(&["--path", "test_reruns.py", "--", "--reruns", "2"]);
     run.assert_clean();
     run.assert_code(1);
     let found: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
@@ -1819,11 +1822,7 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
         run.describe()
     );
     // An attempt that failed by a subtest alone says so (it has no text).
-    let run = Tcrunner::new(project.path())
-        .args(["--framework", "pytest", "--python"])
-        .arg(path("target/venv/pytest9-reruns/bin/python"))
-        .args(["--path", "test_subtest_reruns.py", "--", "--reruns", "1"])
-        .run(Duration::from_secs(120));
+    let run = rerun(&["--path", "test_subtest_reruns.py", "--", "--reruns", "1"]);
     run.assert_clean();
     let id = run.node_id("test_a_subtest_fails_first");
     let text = run.text();
