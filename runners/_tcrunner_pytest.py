@@ -40,7 +40,7 @@ from _tcrunner_pytest_channel import _Writer
 from _tcrunner_pytest_order import _Order, _order
 from _tcrunner_pytest_common import _Plugin
 from _tcrunner_pytest_probe import _PhaseProbe, _Probe, _WorkerProbe
-from _tcrunner_pytest_reporter import _Reporter, _reporting
+from _tcrunner_pytest_reporter import _Reporter, _quiet_as_tcrunner, _reporting
 from _tcrunner_pytest_timeout import _Alarm, _test_timeout
 
 _REPORTER = "tcrunner-reporter"
@@ -91,7 +91,7 @@ def pytest_configure(config):
     # Quiet only (-q): at the normal verbosity (an ini's `-v` against our
     # `-q`) pytest writes each file's name before its letters, and the
     # letters' progress count after them.
-    if config.get_verbosity() < 0 and getattr(config.option, "no_summary", False):
+    if _quiet_as_tcrunner(config):
         # In xdist's workers too: there a subtest's letter (`u`) is written
         # while the test runs, into the output the test is reported with.
         manager.register(_NoLetters(), "tcrunner-no-letters")

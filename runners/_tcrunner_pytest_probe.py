@@ -53,24 +53,6 @@ def _format_value(value):
     return pprint.pformat(value)
 
 
-def _held():
-    """Whether the comparison pytest explains held: it explains the last
-    comparison of a failed ``assert`` even when it held (``assert not (a ==
-    b)``, or ``assert a == b and c``), and its sides are then no failure's.
-    pytest's ``_call_reprcompare``, which calls the hook, has its ``done``
-    for that already: False when every comparison held. Comparing the values
-    again would run the test's code twice (an ``__eq__`` that counts, an
-    iterator ``in`` uses up)."""
-    frame = sys._getframe(1)
-    for _ in range(_FRAMES_TO_ASSERT):
-        if frame is None:
-            break
-        if frame.f_code.co_name == "_call_reprcompare":
-            return frame.f_locals.get("done") is False
-        frame = frame.f_back
-    return False
-
-
 def _remember(expected, actual, where):
     try:
         expected, actual = _format_value(expected), _format_value(actual)
@@ -84,17 +66,24 @@ def _remember(expected, actual, where):
 
 
 def _failing_assert():
-    """``(frame, line)`` of the rewritten ``assert`` whose comparison pytest is
-    explaining, or None.
+    """``(frame, line)`` of the rewritten ``assert`` whose failed comparison
+    pytest is explaining, or None.
 
     pytest calls ``pytest_assertrepr_compare`` only when an ``assert`` fails,
     from the frame that holds it (its ``@py_assert`` temporaries are locals
     there), and raises the AssertionError from that frame and line right after.
+    It explains the last comparison even when that held (``assert not (a ==
+    b)``, or ``assert a == b and c``), and its sides are then no failure's:
+    its ``_call_reprcompare``, on the way up to the assert, has ``done`` False
+    then. Comparing the values again would run the test's code twice (an
+    ``__eq__`` that counts, an iterator ``in`` uses up).
     """
     frame = sys._getframe(1)
     for _ in range(_FRAMES_TO_ASSERT):
         if frame is None:
             break
+        if frame.f_code.co_name == "_call_reprcompare" and frame.f_locals.get("done") is False:
+            return None
         if any(name.startswith("@py_assert") for name in frame.f_code.co_varnames):
             return frame, frame.f_lineno
         frame = frame.f_back
@@ -185,7 +174,7 @@ class _Probe(_Plugin):
         # unless the project swaps them (as teamcity-messages does, for
         # `assert` only: unittest's order is its own).
         where = _failing_assert()
-        if where is not None and not _held():
+        if where is not None:
             if _swap_diff[0]:
                 _remember(left, right, where)
             else:

@@ -72,13 +72,19 @@ _SUBTEST_REPORTS = ("SubtestReport", "SubTestReport")
 _reporting = []  # the config being reported: nested in-process sessions are not
 
 
+def _quiet_as_tcrunner(config):
+    """Whether pytest runs at tcrunner's own quiet flags (-q --no-summary),
+    under which its progress letters are blanked (`_NoLetters`)."""
+    return config.get_verbosity() < 0 and getattr(config.option, "no_summary", False)
+
+
 def _terminal_writes_per_test(config):
     """Whether pytest's terminal writes to its stdout as tests run: a verdict
     or a letter per test, unless tcrunner's own quiet flags blank the
-    letters (`_NoLetters`), and live log records (`log_cli`)."""
+    letters, and live log records (`log_cli`)."""
     if config.pluginmanager.get_plugin("terminal") is None:
         return False  # -p no:terminal: nothing is written, live logs neither
-    blanked = config.get_verbosity() < 0 and getattr(config.option, "no_summary", False)
+    blanked = _quiet_as_tcrunner(config)
     live_logs = config.getoption("log_cli_level", None) is not None or _ini_flag(config, "log_cli")
     return not blanked or live_logs
 

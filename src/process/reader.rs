@@ -137,6 +137,8 @@ pub(super) struct Reader {
 }
 
 impl Reader {
+    /// The index of stderr among [`Reader::open_fds`].
+    const STDERR: usize = 1;
     /// The index of the event pipe among [`Reader::open_fds`].
     pub(super) const EVENTS: usize = 2;
 
@@ -347,10 +349,7 @@ impl Reader {
             self.inband_line.extend_from_slice(&rest[..end]);
             let line = std::mem::take(&mut self.inband_line);
             if self.drains_before(&line, false) {
-                if let Some(fd) = &self.sources[1].fd {
-                    let pending = pending_bytes(fd);
-                    self.pass_text(1, pending, out);
-                }
+                self.drain(Self::STDERR, out);
             }
             out.push_back(Input::Event(line));
             rest = &rest[end + 1..];
@@ -361,10 +360,15 @@ impl Reader {
     /// Passes on what stdout and stderr hold right now.
     fn drain_text(&mut self, out: &mut VecDeque<Input>) {
         for i in 0..2 {
-            if let Some(fd) = &self.sources[i].fd {
-                let pending = pending_bytes(fd);
-                self.pass_text(i, pending, out);
-            }
+            self.drain(i, out);
+        }
+    }
+
+    /// Passes on what text pipe `i` holds right now.
+    fn drain(&mut self, i: usize, out: &mut VecDeque<Input>) {
+        if let Some(fd) = &self.sources[i].fd {
+            let pending = pending_bytes(fd);
+            self.pass_text(i, pending, out);
         }
     }
 
