@@ -115,6 +115,7 @@ class _Run:
         "attempts",
         "failed_call",
         "held",
+        "subtests",
         "reported",
     )
 
@@ -126,6 +127,7 @@ class _Run:
         self.attempts = 0  # attempts failed so far that pytest-rerunfailures ran again
         self.failed_call = None  # the report of a failed call, until the test finishes
         self.held = None  # output waiting for the verdict (ini `skippassedoutput`)
+        self.subtests = None  # subtest reports waiting for their attempt's verdict
         self.reported = False  # a report of it was logged
 
     def verdict_unknown(self):
@@ -189,6 +191,10 @@ class _Reporter(_Plugin):
         # The ini key of JetBrains' own plugin: passed tests' captured
         # output is dropped, as under PyCharm's runner.
         self.skip_passed = _ini_flag(config, "skippassedoutput")
+        # pytest-rerunfailures withdraws the subtests (pytest 9's) of an
+        # attempt it runs again, from pytest's counts and exit code: they
+        # wait for their attempt's verdict.
+        self.subtests_wait = config.pluginmanager.has_plugin("rerunfailures")
         if teamcity_was_on:
             self.log("info", "teamcity-messages' pytest plugin was turned off: tcrunner reports the tests")
 
@@ -635,9 +641,30 @@ class _Reporter(_Plugin):
                 self.writer.flush('{"ev":"started","id":%s}\n' % _str(node_id))
             run.reported = True
             if type(report) is not pytest.TestReport and type(report).__name__ in _SUBTEST_REPORTS:
-                self._subtest(run, node_id, report)
+                if not report.passed and not report.skipped:
+                    # The subtest's exception is the one being handled: pytest
+                    # reports it from the `with` block's __exit__, unittest
+                    # from its `except`. pytest_exception_interact comes too
+                    # late, after the subtest is finished.
+                    exc = sys.exc_info()[1]
+                    if exc is not None:
+                        self.probe.classify(report, exc)
+                if self.subtests_wait and type(report).__name__ == "SubtestReport":
+                    if run.subtests is None:
+                        run.subtests = []
+                    run.subtests.append(report)
+                else:
+                    self._subtest(run, node_id, report)
                 return
             when = report.when
+            withdrawn = None
+            if run.subtests and when != "setup":
+                # pytest-rerunfailures logs an attempt's reports when it ends,
+                # after its subtests': the call's tells whether it stands.
+                if outcome == "rerun":
+                    withdrawn, run.subtests = run.subtests, None
+                else:
+                    self._subtests_of_attempt(node_id, run)
             run.duration += report.duration
             sections = report.sections
             if sections:
@@ -678,15 +705,17 @@ class _Reporter(_Plugin):
                 # vitest's are), so that a test that passed on a rerun shows
                 # it was flaky.
                 # An attempt that failed by its subtests alone has no text.
+                # An attempt that failed by its subtests alone has no text of
+                # its own: theirs tells it (they are withdrawn, as pytest does).
                 why = _summary(report.longrepr) if report.longrepr else "One or more subtests failed"
+                text = report.longreprtext
+                for sub in withdrawn or ():
+                    if sub.failed:
+                        text += "\n%s failed:\n%s\n" % (self._subtest_title(sub), sub.longreprtext)
                 run.verdict_unknown()
                 run.rerun = True
                 run.attempts += 1
-                self._send_output(
-                    node_id,
-                    "stderr",
-                    "Attempt %d failed: %s\n%s\n" % (run.attempts, why, report.longreprtext),
-                )
+                self._send_output(node_id, "stderr", "Attempt %d failed: %s\n%s\n" % (run.attempts, why, text))
                 return
             elif when == "call":
                 longrepr = report.longrepr
@@ -792,6 +821,8 @@ class _Reporter(_Plugin):
     def _finish(self, node_id, run, last=True):
         """Sends a test's end; `last`: nothing more of its test item runs
         (a subtest's end is followed by the rest of its test)."""
+        if run.subtests:
+            self._subtests_of_attempt(node_id, run)  # its last attempt ended early
         if run.held is not None:
             held, run.held = run.held, None
             if run.outcome not in ("passed", "xpass"):
@@ -828,10 +859,20 @@ class _Reporter(_Plugin):
                 if left == 0:
                     self.writer.write('{"ev":"suite_done","id":%s}\n' % _str(suite_id))
 
-    def _subtest(self, run, parent_id, report):
+    def _subtest_title(self, report):
         if self.reprs_twice is None:
             self.reprs_twice = self.config.pluginmanager.has_plugin("dsession") and _xdist_reprs_twice(report)
-        name = _subtest_name(report.context, self.reprs_twice)
+        return _subtest_name(report.context, self.reprs_twice)
+
+    def _subtests_of_attempt(self, node_id, run):
+        """Sends the subtests that waited for their attempt's verdict
+        (``subtests_wait``): the attempt stands."""
+        waiting, run.subtests = run.subtests, None
+        for report in waiting:
+            self._subtest(run, node_id, report)
+
+    def _subtest(self, run, parent_id, report):
+        name = self._subtest_title(report)
         test_id = self._claim_id(parent_id + "::" + name, "%s #%d")
         relpath, line0, _ = report.location
         path = os.path.join(self.root, relpath)
@@ -853,13 +894,6 @@ class _Reporter(_Plugin):
             else:
                 sub.outcome, sub.message = "skipped", _skip_reason(report.longrepr)
         else:
-            # The subtest's exception is the one being handled: pytest
-            # reports it from the `with` block's __exit__, unittest from its
-            # `except`. pytest_exception_interact comes too late, after the
-            # subtest is finished.
-            exc = sys.exc_info()[1]
-            if exc is not None:
-                self.probe.classify(report, exc)
             self._failure(sub, report)
             run.failed_subtests += 1
         sub.duration = report.duration

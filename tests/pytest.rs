@@ -1821,9 +1821,26 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
         "{}",
         run.describe()
     );
-    // An attempt that failed by a subtest alone says so (it has no text).
+    // An attempt that failed by a subtest alone says so (it has no text),
+    // with its subtests' failures; they are withdrawn, as pytest-rerunfailures
+    // withdraws them from pytest's counts and exit code: the attempt that
+    // passed is the one shown.
     let run = rerun(&["--path", "test_subtest_reruns.py", "--", "--reruns", "1"]);
     run.assert_clean();
+    run.assert_code(0);
+    let test = "test_subtest_reruns.py > test_a_subtest_fails_first";
+    let found: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
+    assert_eq!(
+        found,
+        [
+            (test.to_owned(), "passed".to_owned()),
+            (format!("{test} > (i=0)"), "passed".to_owned()),
+            (format!("{test} > (i=1)"), "passed".to_owned()),
+        ],
+        "{}",
+        run.describe()
+    );
+    assert!(!run.text().contains("##teamcity[testFailed"), "{}", run.describe());
     let id = run.node_id("test_a_subtest_fails_first");
     let text = run.text();
     let told: Vec<&str> = text
@@ -1832,7 +1849,9 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
         .collect();
     assert_eq!(told.len(), 1, "{}", run.describe());
     assert!(
-        told[0].contains("out='Attempt 1 failed: One or more subtests failed|n"),
+        told[0].contains("out='Attempt 1 failed: One or more subtests failed|n")
+            && told[0].contains("(i=1) failed:|n")
+            && told[0].contains("the first attempt"),
         "{}",
         run.describe()
     );
