@@ -104,7 +104,8 @@ pub(crate) const TABLE: &[Row] = &[
                   (`--passWithNoTests`, jest's `-o` or vitest's `--changed` with nothing \
                   changed, a config allowing it), tcrunner exits 0 too, with the same warning; \
                   never 0 for a `--lf` on jest or vitest whose recorded failures all select \
-                  nothing (renamed since)",
+                  nothing (renamed since), nor for a `--target` that selects no test \
+                  (unless `--passWithNoTests` is passed)",
     },
     Row {
         codes: Codes::One(USAGE),

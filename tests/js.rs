@@ -2103,3 +2103,39 @@ fn assert_written_inside_the_test(file: &str, text: &str) {
         assert!(written < at("##teamcity[testFinished"), "{name}:\n{stream}");
     }
 }
+
+/// A target names a file whose name holds `::` (the longest part before a
+/// `::` that is a file), and a target whose test is gone (renamed since,
+/// spelt otherwise) fails the run with exit 5: jest and vitest exit 0
+/// there, counting the tests its pattern leaves out as skipped, and
+/// tcrunner leaves those out of the tree, which would be a green empty run.
+#[test]
+fn targets_name_files_with_colons_and_a_target_selecting_nothing_fails() {
+    for (name, case, import) in [
+        ("jest30", "jest-bare", ""),
+        ("vitest4", "vitest-bare", "import { test } from 'vitest';\n"),
+    ] {
+        let project = case_project(case, name);
+        std::fs::write(
+            project.path().join("a::b.test.js"),
+            format!("{import}test('first', () => {{}});\ntest('second', () => {{}});\n"),
+        )
+        .unwrap();
+        let (code, stream) = run_in(project.path(), name, &["--target", "a::b.test.js::first"]);
+        assert_clean(&stream);
+        let found: Vec<String> = tests_by_path(&stream).into_keys().collect();
+        assert_eq!(found, ["a::b.test.js > first"], "{name}");
+        assert_eq!(code, 0, "{name}");
+
+        let (code, stream) = run_in(project.path(), name, &["--target", "a::b.test.js::firs"]);
+        assert_clean(&stream);
+        assert!(tests_by_path(&stream).is_empty(), "{name}");
+        assert_eq!(code, 5, "{name}: {}", String::from_utf8_lossy(&stream));
+        let told = String::from_utf8_lossy(&stream).contains("the target selects none");
+        assert!(told, "{name}: {}", String::from_utf8_lossy(&stream));
+        // The framework's own allowance stands.
+        let args = ["--target", "a::b.test.js::firs", "--", "--passWithNoTests"];
+        let (code, _) = run_in(project.path(), name, &args);
+        assert_eq!(code, 0, "{name}");
+    }
+}

@@ -260,11 +260,18 @@ fn title_pattern(title: &str) -> String {
     regex_escape(title).replace('\u{fffd}', "[\\s\\S]")
 }
 
-/// Splits `FILE::a > b > test` into the file and the names.
-fn split_target(target: &str) -> Result<(String, Vec<String>), SetupError> {
+/// Splits `FILE::a > b > test` into the file and the names. A file whose
+/// name holds `::` (`a::b.test.js`) is the longest part before a `::` that
+/// is a file in `project`; failing that, the part before the first `::`.
+fn split_target(project: &Path, target: &str) -> Result<(String, Vec<String>), SetupError> {
     let bad = |problem: &str| SetupError::unsupported(format!("--target {target}"), problem);
-    let (file, names) = match target.split_once("::") {
-        Some((file, names)) => (file, names),
+    let cut = target
+        .rmatch_indices("::")
+        .map(|(at, _)| at)
+        .find(|&at| project.join(&target[..at]).is_file())
+        .or_else(|| target.find("::"));
+    let (file, names) = match cut {
+        Some(at) => (&target[..at], &target[at + 2..]),
         None => (target, ""),
     };
     if file.trim().is_empty() {
@@ -526,7 +533,7 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
     let targets = request
         .targets
         .iter()
-        .map(|t| split_target(t))
+        .map(|t| split_target(&request.project, t))
         .collect::<Result<Vec<_>, _>>()?;
     // One name pattern applies to every file, so a whole-file target cannot
     // sit beside targets that name tests: say so rather than run less.
@@ -1062,7 +1069,8 @@ mod tests {
 
     #[test]
     fn targets_become_anchored_escaped_patterns() {
-        let t = |s: &str| split_target(s).unwrap();
+        let here = Path::new(".");
+        let t = |s: &str| split_target(here, s).unwrap();
         let targets = vec![t("a.test.ts::outer > in.ner > adds (1+1)"), t("b.test.ts")];
         let pattern = name_pattern(&targets, " ", false, true).unwrap();
         assert_eq!(
@@ -1084,7 +1092,7 @@ mod tests {
             r"^(?:outer > in\.ner > adds \(1\+1\))(?: > [\s\S]*)?$"
         );
         assert_eq!(name_pattern(&[t("b.test.ts")], " ", false, true), None);
-        assert!(split_target("::x").is_err());
+        assert!(split_target(here, "::x").is_err());
         // A node for a failure outside any test is its file's.
         for name in [
             "afterAll hook",
@@ -1093,12 +1101,12 @@ mod tests {
             "Error",
         ] {
             let target = format!("a.test.ts::{name}");
-            assert_eq!(split_target(&target).unwrap(), ("a.test.ts".into(), vec![]));
+            assert_eq!(split_target(here, &target).unwrap(), ("a.test.ts".into(), vec![]));
         }
-        let inner = split_target("a.test.ts::block > afterAll hook").unwrap();
+        let inner = split_target(here, "a.test.ts::block > afterAll hook").unwrap();
         assert_eq!(inner.1, ["block"]);
-        assert_eq!(split_target("a.test.ts::Errors").unwrap().1, ["Errors"]);
-        assert!(split_target("a.ts::x >  > y").is_err());
+        assert_eq!(split_target(here, "a.test.ts::Errors").unwrap().1, ["Errors"]);
+        assert!(split_target(here, "a.ts::x >  > y").is_err());
         // A title's own spaces are part of it.
         let padded = name_pattern(&[t("a.ts::parses ")], " ", false, true).unwrap();
         let re = regex::Regex::new(&padded).unwrap();

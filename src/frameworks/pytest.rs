@@ -248,10 +248,44 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
             return Ok(module);
         }
     }
+    if let Some((path, taken)) = dotted_path(project, &parts, params.is_empty()) {
+        let rest = &parts[taken..];
+        return Ok(if rest.is_empty() {
+            path
+        } else {
+            format!("{path}::{}{params}", rest.join("::"))
+        });
+    }
     Err(bad(&format!(
         "no module file for it under {}",
         project.display()
     )))
+}
+
+/// The file (or, with `folders`, the folder) that the most leading parts of
+/// a dotted name name, where folder and file names hold dots of their own
+/// (`v1.2.test_a.TestC` is `v1.2/test_a.py::TestC`), and how many parts it
+/// takes: the dots of the name are the separators of the path or not.
+fn dotted_path(project: &Path, parts: &[&str], folders: bool) -> Option<(String, usize)> {
+    fn walk(dir: &Path, at: &str, parts: &[&str], from: usize, folders: bool, best: &mut Option<(String, usize)>) {
+        for end in from + 1..=parts.len() {
+            let name = parts[from..end].join(".");
+            let path = if at.is_empty() { name.clone() } else { format!("{at}/{name}") };
+            let longer = best.as_ref().is_none_or(|(_, taken)| end > *taken);
+            let folder = dir.join(&name);
+            if longer && dir.join(format!("{name}.py")).is_file() {
+                *best = Some((format!("{path}.py"), end));
+            } else if longer && end == parts.len() && folders && folder.is_dir() {
+                *best = Some((path.clone(), end));
+            }
+            if end < parts.len() && folder.is_dir() {
+                walk(&folder, &path, parts, end, folders, best);
+            }
+        }
+    }
+    let mut best = None;
+    walk(project, "", parts, 0, folders, &mut best);
+    best
 }
 
 /// `file` (relative) as the project's, when it names nothing there but
@@ -863,6 +897,9 @@ mod tests {
         std::fs::create_dir_all(project.join("pkg/sub")).unwrap();
         std::fs::write(project.join("pkg/sub/mod.py"), "").unwrap();
         std::fs::write(project.join("test_guide.txt"), "").unwrap();
+        std::fs::create_dir_all(project.join("v1.2/more")).unwrap();
+        std::fs::write(project.join("v1.2/test_a.py"), "").unwrap();
+        std::fs::write(project.join("v1.2/more/test_d.e.py"), "").unwrap();
         std::fs::create_dir_all(project.join("tests")).unwrap();
         std::fs::write(
             project.join("tests/TestCalc.py"),
@@ -924,6 +961,12 @@ mod tests {
             ("pkg.sub", "pkg/sub"),
             // A top-level file of another kind is its path.
             ("test_guide.txt", "test_guide.txt"),
+            // Folders and modules with dots of their own in their names.
+            ("v1.2.test_a.TestC.test_y", "v1.2/test_a.py::TestC::test_y"),
+            ("v1.2.test_a", "v1.2/test_a.py"),
+            ("v1.2.more.test_d.e.test[x.y]", "v1.2/more/test_d.e.py::test[x.y]"),
+            ("v1.2.more", "v1.2/more"),
+            ("v1.2", "v1.2"),
         ] {
             assert_eq!(
                 translate_target(&project, target).unwrap(),

@@ -31,6 +31,10 @@ pub(super) struct Limits {
     pub(super) stop_after_failures: Option<u32>,
     /// `--lf` named this many recorded failures to the framework.
     pub(super) reruns_failures: Option<usize>,
+    /// `--target` named what runs, and no `--passWithNoTests` allows it to
+    /// select nothing: jest and vitest exit 0 when a target's name pattern
+    /// matches no test (they count the tests it leaves out as skipped).
+    pub(super) targeted: bool,
 }
 
 impl Limits {
@@ -541,6 +545,14 @@ impl State {
                             self.no_tests = true;
                             tell(pipeline, LogLevel::Warning, text)?;
                         }
+                        None if limits.targeted => {
+                            let text = format!(
+                                "{name} ran no tests: the target selects none (renamed since, or spelt otherwise?)"
+                            );
+                            self.problem(ProblemKind::NoTests, &text);
+                            self.no_tests = true;
+                            tell(pipeline, LogLevel::Warning, text)?;
+                        }
                         None => {
                             let text =
                                 format!("{name} ran no tests: none were collected or selected");
@@ -833,7 +845,7 @@ impl State {
         // (`--passWithNoTests`, `--changed` with nothing changed, a config
         // saying so): its 0 stands. Otherwise no tests is a failure of its own.
         if self.no_tests {
-            let passes = code == 0 && limits.reruns_failures.is_none();
+            let passes = code == 0 && limits.reruns_failures.is_none() && !limits.targeted;
             return if passes { 0 } else { exit::NO_TESTS };
         }
         if self.stopped_on_purpose {
