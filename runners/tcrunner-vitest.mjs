@@ -520,8 +520,14 @@ export default class TcrunnerVitestReporter {
     }
   }
 
+  /**
+   * Whether a name pattern left the test out. vitest skips such a test, but
+   * leaves the mode of one under a skipped block as it was declared
+   * (`describe.skip` around a `test.only`, a `test.todo`): any test that
+   * does not run and that the pattern does not match is left out.
+   */
   isFilteredOut(test, ancestors) {
-    if (!this.nameFilter || !test.options || test.options.mode !== 'skip') return false;
+    if (!this.nameFilter || !test.options || test.options.mode === 'run') return false;
     this.nameFilter.lastIndex = 0;
     return !this.nameFilter.test([...ancestors, test.name].join(this.separator));
   }
@@ -612,14 +618,14 @@ export default class TcrunnerVitestReporter {
     if (!errors.length) return;
     const loadFailure = node.kind === 'file' && (node.collectFailed || entity.children.size === 0);
     // vitest fails a block or file with no tests in it, and says so: that is
-    // no hook's error.
-    const empty = errors.filter((e) => String(e && e.message).startsWith(NO_TESTS));
+    // no hook's error, nor a failure to load.
+    const empty = errors.filter((e) => /^No test (suite )?found\b/.test(String(e && e.message)));
     const rest = errors.filter((e) => !empty.includes(e));
     const groups = loadFailure ? errors.map((e) => [e]) : [rest, empty].filter((g) => g.length);
     groups.forEach((group, i) => {
       let name = 'afterAll hook';
-      if (loadFailure) name = (group[0] && group[0].name) || 'Error';
-      else if (group === empty) name = NO_TESTS;
+      if (empty.includes(group[0])) name = NO_TESTS;
+      else if (loadFailure) name = (group[0] && group[0].name) || 'Error';
       const id = `${node.head},${JSON.stringify(name)},${-1 - i}]`;
       this.sink.send(
         { ev: 'test', id, parent: node.id, name, kind: 'test', file: node.file, hint: `test://${node.path}.${escapePart(name)}` },

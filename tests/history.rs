@@ -1385,3 +1385,49 @@ fn a_run_killed_mid_way_and_a_torn_temporary_file_leave_the_history_whole() {
     assert_eq!(started(&run), ["test_a"]);
     assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
 }
+
+/// A failure inside a `describe('')` is recorded as `FILE:: > test`, which
+/// `--target` takes and `--lf` reruns alone: the target was refused (an
+/// empty name) and `--lf` ran its whole file.
+#[test]
+fn lf_reruns_a_failure_inside_an_untitled_describe_alone() {
+    for (framework, ext, esm) in [("jest", "js", false), ("vitest", "mjs", true)] {
+        let project = js_project(framework);
+        let import = if esm {
+            "import { describe, test } from 'vitest';\n"
+        } else {
+            ""
+        };
+        let file = format!("untitled.test.{ext}");
+        project.write(
+            &file,
+            &format!(
+                "{import}describe('', () => {{ test('fails inside', () => {{ throw new Error('no'); }}); }});\n\
+                 test('passes', () => {{}});\n"
+            ),
+        );
+        let first = Tcrunner::new(project.path())
+            .args(["--path", &file])
+            .run(LIMIT);
+        first.assert_code(1);
+        let lf = Tcrunner::new(project.path()).args(["--lf"]).run(LIMIT);
+        lf.assert_code(1).assert_clean();
+        assert_eq!(
+            started(&lf),
+            ["fails inside"],
+            "{framework}: {}",
+            lf.describe()
+        );
+        let target = format!("{file}:: > fails inside");
+        let again = Tcrunner::new(project.path())
+            .args(["--target", &target])
+            .run(LIMIT);
+        again.assert_code(1).assert_clean();
+        assert_eq!(
+            started(&again),
+            ["fails inside"],
+            "{framework}: {}",
+            again.describe()
+        );
+    }
+}

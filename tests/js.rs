@@ -1801,10 +1801,11 @@ fn a_vitest_test_run_again_tells_its_attempts() {
     }
 }
 
-/// vitest fails a describe block with no tests in it. The error is no
-/// hook's: it was reported as a test named `afterAll hook`.
+/// vitest fails a describe block or a file with no tests in it. The error
+/// is no hook's: a block's was reported as a test named `afterAll hook`, and
+/// a file's as one named `Error`, as for a file that failed to load.
 #[test]
-fn a_vitest_block_without_tests_is_told_as_such() {
+fn a_vitest_block_or_file_without_tests_is_told_as_such() {
     for name in ["vitest3", "vitest4", "vitest5"] {
         let (_project, stream) = failing_run("vitest-no-tests", name);
         let found = tests_by_path(&stream);
@@ -1813,17 +1814,25 @@ fn a_vitest_block_without_tests_is_told_as_such() {
             keys,
             [
                 "empty.test.js > nothing here > No test found",
-                "empty.test.js > runs"
+                "empty.test.js > runs",
+                "no-tests.test.js > No test found",
             ],
             "{name}"
         );
-        let empty = &found["empty.test.js > nothing here > No test found"];
-        assert_eq!(empty.verdict, "error", "{name}");
-        let message = empty.message.as_deref().unwrap_or_default();
-        assert!(
-            message.contains("No test found in suite nothing here"),
-            "{name}: {message}"
-        );
+        for (node, says) in [
+            (
+                "empty.test.js > nothing here > No test found",
+                "No test found in suite nothing here",
+            ),
+            (
+                "no-tests.test.js > No test found",
+                "No test suite found in file",
+            ),
+        ] {
+            assert_eq!(found[node].verdict, "error", "{name}");
+            let message = found[node].message.as_deref().unwrap_or_default();
+            assert!(message.contains(says), "{name}: {message}");
+        }
     }
 }
 
@@ -2137,5 +2146,32 @@ fn targets_name_files_with_colons_and_a_target_selecting_nothing_fails() {
         let args = ["--target", "a::b.test.js::firs", "--", "--passWithNoTests"];
         let (code, _) = run_in(project.path(), name, &args);
         assert_eq!(code, 0, "{name}");
+    }
+}
+
+/// Tests a target's name pattern leaves out are not in the tree, also
+/// those under a `describe.skip` whose mode vitest leaves as declared (a
+/// `test.only`, a `test.todo`): they were shown as skipped.
+#[test]
+fn a_vitest_target_leaves_out_the_tests_of_skipped_blocks_it_does_not_name() {
+    for name in ["vitest4", "vitest5"] {
+        let project = case_project("vitest-no-tests", name);
+        project.write(
+            "modes.test.js",
+            "import { describe, test } from 'vitest';\n\
+             describe.skip('skipped block', () => {\n\
+             \x20 test.only('only inside', () => {});\n\
+             \x20 test.todo('todo inside');\n\
+             \x20 test('plain inside', () => {});\n\
+             });\n\
+             test('named', () => {});\n\
+             test('other', () => {});\n",
+        );
+        let out = output(
+            command_in(project.path(), name, &["--target", "modes.test.js::named"]).env_remove("CI"),
+        );
+        assert_clean(&out.stdout);
+        let found: Vec<String> = tests_by_path(&out.stdout).into_keys().collect();
+        assert_eq!(found, ["modes.test.js > named"], "{name}");
     }
 }

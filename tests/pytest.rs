@@ -1840,7 +1840,11 @@ fn a_pytest_test_run_again_tells_its_failed_attempts() {
         "{}",
         run.describe()
     );
-    assert!(!run.text().contains("##teamcity[testFailed"), "{}", run.describe());
+    assert!(
+        !run.text().contains("##teamcity[testFailed"),
+        "{}",
+        run.describe()
+    );
     let id = run.node_id("test_a_subtest_fails_first");
     let text = run.text();
     let told: Vec<&str> = text
@@ -2023,4 +2027,57 @@ fn ids_below_a_rootdir_above_the_project_run_again_as_targets() {
         assert_eq!(found.len(), 1, "{target}: {found:?}");
         assert!(found[0].ends_with("TestK > test_a"), "{target}: {found:?}");
     }
+}
+
+/// With `-v`, a test's verdict line is pytest's text inside the test, and
+/// the stream ends it where the test's captured output begins: the result
+/// files' stdout does the same (the two were glued, `[ 25%]FIRST-SAYS`),
+/// and pytest's own line end that follows, which the stream's message gave
+/// already, is no empty line (every test's text began with one).
+#[test]
+fn a_verbose_verdict_line_ends_before_the_tests_output_in_every_output() {
+    let project = Project::copy(EDGES);
+    let json = project.path().join("r.json");
+    let run = Tcrunner::pytest(project.path())
+        .args(["--path", "test_printing.py", "--json"])
+        .arg(&json)
+        .args(["--", "-v"])
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    let result = util::json(&json);
+    let tests = result["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 4, "{}", run.describe());
+    for test in tests {
+        let name = test["name"].as_str().unwrap();
+        // pytest's blank line after its header comes as the first test starts.
+        let stdout = test["stdout"].as_str().unwrap().trim_start_matches('\n');
+        let (verdict, printed) = stdout.split_once('\n').unwrap_or((stdout, ""));
+        assert!(
+            verdict.starts_with(&format!("test_printing.py::{name} PASSED")),
+            "{name}: {stdout:?}"
+        );
+        let says = name.trim_start_matches("test_").to_uppercase() + "-SAYS\n";
+        assert!(printed.starts_with(&says), "{name}: {stdout:?}");
+    }
+    // The stream's text has the empty lines pytest's own output has.
+    let bare = std::process::Command::new(util::pytest9())
+        .args([
+            "-m",
+            "pytest",
+            "-v",
+            "-p",
+            "no:cacheprovider",
+            "test_printing.py",
+        ])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let empty = |text: &str| text.lines().filter(|line| line.trim().is_empty()).count();
+    let text = run.text();
+    let launch = 1; // tcrunner's `Launching pytest …` line is followed by one
+    assert_eq!(
+        empty(&text),
+        empty(&String::from_utf8_lossy(&bare.stdout)) + launch,
+        "{text}"
+    );
 }

@@ -199,6 +199,9 @@ pub struct Writer<W: Write> {
     inner: Option<W>,
     options: WriterOptions,
     at_line_start: bool,
+    /// A message ended a line of text that was still open, and no text came
+    /// since: the text's own line end, if it comes next, is not written again.
+    broke_line: bool,
     /// The buffer each message line is built in, after the lines not yet
     /// handed to `inner` (none with `flush_each`).
     line: Vec<u8>,
@@ -370,6 +373,7 @@ impl<W: Write> Writer<W> {
             inner: Some(inner),
             options,
             at_line_start: true,
+            broke_line: false,
             line: Vec::new(),
         }
     }
@@ -396,8 +400,17 @@ impl<W: Write> Writer<W> {
         self.message(&Message::from(message))
     }
 
-    /// Writes plain bytes through unchanged, remembering whether they ended a line.
+    /// Writes plain bytes through, remembering whether they ended a line.
+    /// A message written while a line of text was open started on a line of
+    /// its own, which ended that line: a line end the text then brings
+    /// (pytest's `-v` ends a test's line when the next one starts) is that
+    /// line's, and is not written a second time as an empty line.
     pub fn text(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let bytes = match bytes.strip_prefix(b"\n") {
+            Some(rest) if self.broke_line => rest,
+            _ => bytes,
+        };
+        self.broke_line = false;
         let Some(&last) = bytes.last() else {
             return Ok(());
         };
@@ -512,6 +525,7 @@ impl<W: Write> Writer<W> {
     /// it) when it is time to.
     #[inline(always)]
     fn message_done(&mut self) -> io::Result<()> {
+        self.broke_line |= !self.at_line_start;
         self.at_line_start = true;
         if self.options.flush_each {
             self.hand_over()?;
@@ -690,6 +704,27 @@ mod tests {
             writer.message(&Message::new("c")).unwrap();
         }
         assert_eq!(out, b"##teamcity[c]\n");
+    }
+
+    #[test]
+    fn a_line_end_a_message_already_gave_is_not_written_again() {
+        let mut out = Vec::new();
+        let mut writer = Writer::new(&mut out);
+        writer.text(b"t.py::a PASSED").unwrap();
+        writer.message(&Message::new("a")).unwrap();
+        writer.message(&Message::new("b")).unwrap();
+        writer.text(b"\nt.py::b ").unwrap();
+        writer.text(b"FAILED\n").unwrap();
+        writer.message(&Message::new("c")).unwrap();
+        writer.text(b"\n").unwrap();
+        writer.text(b"x").unwrap();
+        writer.message(&Message::new("d")).unwrap();
+        writer.text(b"y\n").unwrap();
+        drop(writer);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "t.py::a PASSED\n##teamcity[a]\n##teamcity[b]\nt.py::b FAILED\n##teamcity[c]\n\nx\n##teamcity[d]\ny\n"
+        );
     }
 
     #[test]

@@ -284,9 +284,6 @@ fn split_target(project: &Path, target: &str) -> Result<(String, Vec<String>), S
         // rows such as `parses %s` with an empty value).
         names.split(" > ").map(str::to_owned).collect()
     };
-    if names.iter().any(String::is_empty) {
-        return Err(bad("an empty name between ` > ` separators"));
-    }
     // A node the reporters add for a failure outside any test, rerun from
     // the IDE or the history by its name: no test has that name, so it is
     // the file or block it is in that runs again (a test that does have
@@ -1101,12 +1098,24 @@ mod tests {
             "Error",
         ] {
             let target = format!("a.test.ts::{name}");
-            assert_eq!(split_target(here, &target).unwrap(), ("a.test.ts".into(), vec![]));
+            assert_eq!(
+                split_target(here, &target).unwrap(),
+                ("a.test.ts".into(), vec![])
+            );
         }
         let inner = split_target(here, "a.test.ts::block > afterAll hook").unwrap();
         assert_eq!(inner.1, ["block"]);
-        assert_eq!(split_target(here, "a.test.ts::Errors").unwrap().1, ["Errors"]);
-        assert!(split_target(here, "a.ts::x >  > y").is_err());
+        assert_eq!(
+            split_target(here, "a.test.ts::Errors").unwrap().1,
+            ["Errors"]
+        );
+        // A block titled '' (jest's full name ` fails`) is a name too.
+        assert_eq!(
+            split_target(here, "a.ts::x >  > y").unwrap().1,
+            ["x", "", "y"]
+        );
+        let untitled = name_pattern(&[t("a.ts:: > fails")], " ", true, true).unwrap();
+        assert!(regex::Regex::new(&untitled).unwrap().is_match(" fails"));
         // A title's own spaces are part of it.
         let padded = name_pattern(&[t("a.ts::parses ")], " ", false, true).unwrap();
         let re = regex::Regex::new(&padded).unwrap();

@@ -267,10 +267,21 @@ pub(crate) fn translate_target(project: &Path, target: &str) -> Result<String, S
 /// (`v1.2.test_a.TestC` is `v1.2/test_a.py::TestC`), and how many parts it
 /// takes: the dots of the name are the separators of the path or not.
 fn dotted_path(project: &Path, parts: &[&str], folders: bool) -> Option<(String, usize)> {
-    fn walk(dir: &Path, at: &str, parts: &[&str], from: usize, folders: bool, best: &mut Option<(String, usize)>) {
+    fn walk(
+        dir: &Path,
+        at: &str,
+        parts: &[&str],
+        from: usize,
+        folders: bool,
+        best: &mut Option<(String, usize)>,
+    ) {
         for end in from + 1..=parts.len() {
             let name = parts[from..end].join(".");
-            let path = if at.is_empty() { name.clone() } else { format!("{at}/{name}") };
+            let path = if at.is_empty() {
+                name.clone()
+            } else {
+                format!("{at}/{name}")
+            };
             let longer = best.as_ref().is_none_or(|(_, taken)| end > *taken);
             let folder = dir.join(&name);
             if longer && dir.join(format!("{name}.py")).is_file() {
@@ -964,7 +975,10 @@ mod tests {
             // Folders and modules with dots of their own in their names.
             ("v1.2.test_a.TestC.test_y", "v1.2/test_a.py::TestC::test_y"),
             ("v1.2.test_a", "v1.2/test_a.py"),
-            ("v1.2.more.test_d.e.test[x.y]", "v1.2/more/test_d.e.py::test[x.y]"),
+            (
+                "v1.2.more.test_d.e.test[x.y]",
+                "v1.2/more/test_d.e.py::test[x.y]",
+            ),
             ("v1.2.more", "v1.2/more"),
             ("v1.2", "v1.2"),
         ] {

@@ -86,10 +86,11 @@ fn normal(path: &Path) -> String {
 }
 
 /// Whether the jest or vitest id `FILE::a > b` names its test by titles a
-/// `--target` can carry: none of them empty.
+/// `--target` can carry: not all of them blank (a block titled `''` is
+/// selected by the titles around it).
 fn nameable(id: &str) -> bool {
     id.split_once("::")
-        .is_some_and(|(_, names)| names.split(" > ").all(|name| !name.is_empty()))
+        .is_some_and(|(_, names)| !names.trim().is_empty())
 }
 
 /// Whether the test `id` in `file` lies within what the request asked
@@ -147,8 +148,8 @@ pub(crate) fn plan(
                 thousands(all_failed.len())
             )
         } else if options.last_failed {
-            // A file's load failure, or a test some of whose titles are
-            // empty (no target can name it), runs as its whole file.
+            // A file's load failure, or a test whose titles are all blank
+            // (no target can name it), runs as its whole file.
             let whole = failed
                 .iter()
                 .any(|(id, e)| e.whole_file || (files_as_paths && !nameable(id)));
@@ -316,8 +317,9 @@ mod tests {
 
     #[test]
     fn a_failure_no_target_can_name_runs_its_file_whole() {
-        // describe('') and test(''): titles a `--target` cannot carry.
-        for id in ["e.test.js:: > t", "e.test.js::"] {
+        // test('') and test(' '): titles a `--target` cannot carry
+        // (`describe('')` can: `e.test.js:: > t`).
+        for id in ["e.test.js::", "e.test.js:: "] {
             let h = history(&[(id, Verdict::Failed), ("b.test.js::one", Verdict::Failed)]);
             let lf = Options {
                 last_failed: true,

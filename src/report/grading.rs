@@ -73,6 +73,11 @@ pub(crate) struct Grader {
     rules: Vec<(String, String)>,
     /// `--scenario-id`: one capture group, applied to the test id.
     scenario: Option<Regex>,
+    /// The project's folder as it starts an absolute path in a JSON id
+    /// (`"/abs/project/`): jest's and vitest's ids name their file so, and
+    /// the scenario is looked for in the path from the project on, not in
+    /// the folders of the checkout above it.
+    root: Option<String>,
 }
 
 impl Grader {
@@ -85,7 +90,15 @@ impl Grader {
             current: current.iter().map(|glob| glob_regex(glob)).collect(),
             rules: rules.to_vec(),
             scenario,
+            root: None,
         }
+    }
+
+    /// The folder the run's tests' ids name their files below.
+    pub(crate) fn set_root(&mut self, project: &std::path::Path) {
+        let folder = format!("{}/", project.to_string_lossy().trim_end_matches('/'));
+        let quoted = serde_json::to_string(&folder).expect("a string");
+        self.root = Some(quoted[..quoted.len() - 1].to_owned());
     }
 
     /// The group of a test in `file` with `tags`.
@@ -122,7 +135,13 @@ impl Grader {
         if tagged.is_some() {
             return tagged;
         }
-        let captured = self.scenario.as_ref()?.captures(id)?.get(1)?;
+        let from = match &self.root {
+            Some(root) if id.starts_with('[') => {
+                id.find(root.as_str()).map_or(0, |at| at + root.len())
+            }
+            _ => 0,
+        };
+        let captured = self.scenario.as_ref()?.captures(&id[from..])?.get(1)?;
         Some(captured.as_str())
     }
 }
@@ -367,6 +386,14 @@ mod tests {
         assert_eq!(grader.scenario(&n.id, &n.tags), Some("s12"));
         n.id = "t.py::other".into();
         assert_eq!(grader.scenario(&n.id, &n.tags), None);
+        // A JSON id's absolute path: from the project on.
+        let mut grader = Grader::new(&[], &[], Some(parse_scenario(r"(s\d+)").unwrap()));
+        grader.set_root(std::path::Path::new("/work/grader-s7/"));
+        let id = r#"["/work/grader-s7/a.test.js","scenario s42 works",0]"#;
+        assert_eq!(grader.scenario(id, &[]), Some("s42"));
+        let id = r#"["/work/grader-s7/s3/a.test.js","works",0]"#;
+        assert_eq!(grader.scenario(id, &[]), Some("s3"));
+        assert_eq!(grader.scenario("grader-s7/t.py::test_x", &[]), Some("s7"));
         assert!(parse_scenario("no group").is_err());
         assert!(parse_scenario("(a)(b)").is_err());
         assert!(parse_rule("tag").is_err());

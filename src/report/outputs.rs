@@ -31,10 +31,10 @@ pub(crate) enum Primary<W: Write> {
 pub(crate) enum FileOutput {
     /// `--events-out`.
     Events(EventsFile),
-    /// `--ctrf`.
-    Ctrf(CtrfFile),
-    /// `--junit-xml`.
-    Junit(JunitFile),
+    /// `--ctrf` (boxed: it holds its grader and records).
+    Ctrf(Box<CtrfFile>),
+    /// `--junit-xml` (boxed: it holds its records and suites).
+    Junit(Box<JunitFile>),
     /// `--json` (boxed: it holds its grader and tallies).
     Json(Box<JsonFile>),
     /// The test history (`.tcrunner/`), merged in after the run.

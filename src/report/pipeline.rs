@@ -145,14 +145,14 @@ pub(crate) fn open_files(config: &OutputConfig) -> Result<Vec<FileOutput>, FileE
     if let Some(path) = &config.ctrf {
         let grader = config.grading.grader.clone();
         let ctrf = open_file("--ctrf", path, |file| CtrfFile::create(file, grader))?;
-        files.push(FileOutput::Ctrf(ctrf));
+        files.push(FileOutput::Ctrf(Box::new(ctrf)));
     }
     if let Some(path) = &config.junit_xml {
-        files.push(FileOutput::Junit(open_file(
+        files.push(FileOutput::Junit(Box::new(open_file(
             "--junit-xml",
             path,
             JunitFile::create,
-        )?));
+        )?)));
     }
     if let Some(path) = &config.grading.json {
         let grader = config.grading.grader.clone();

@@ -143,6 +143,11 @@ pub(crate) struct Records {
     holding: bool,
     /// The ended tests' records of each open file, by flow id, in order.
     held: FastMap<u64, Vec<TestRecord>>,
+    /// The framework's last text left its line open.
+    line_open: bool,
+    /// An event ended that open line, as the stream's message does, and no
+    /// text came since: a line end the text then brings is that line's.
+    broke_line: bool,
 }
 
 impl Records {
@@ -151,16 +156,48 @@ impl Records {
     /// console of a one-file run, a test's raw writes), as the stream shows
     /// it inside the test. With several running it is no one test's.
     pub(crate) fn text(&mut self, bytes: &[u8]) {
-        if self.running.len() != 1 {
+        let bytes = match bytes.strip_prefix(b"\n") {
+            Some(rest) if self.broke_line => rest,
+            _ => bytes,
+        };
+        self.broke_line = false;
+        let Some(&last) = bytes.last() else {
             return;
-        }
-        if let Some(record) = self.running.values_mut().next() {
+        };
+        self.line_open = last != b'\n';
+        if let Some(record) = self.only_running() {
             record.stdout.push_str(&String::from_utf8_lossy(bytes));
         }
     }
 
+    /// The record of the one test running, if only one is.
+    fn only_running(&mut self) -> Option<&mut TestRecord> {
+        if self.running.len() != 1 {
+            return None;
+        }
+        self.running.values_mut().next().map(|record| &mut **record)
+    }
+
     /// Takes one event.
     pub(crate) fn event<'a>(&mut self, event: TreeEvent<'a>) -> Collected<'a> {
+        let message = !matches!(
+            event,
+            TreeEvent::Hello { .. }
+                | TreeEvent::LiveOutput
+                | TreeEvent::Count(_)
+                | TreeEvent::TreeEnded
+                | TreeEvent::RunStarted(_)
+                | TreeEvent::RunEnded(_)
+        );
+        if message && std::mem::take(&mut self.line_open) {
+            // The stream starts the event's message on a line of its own,
+            // which ends the open line of the text: the test's text ends it
+            // there too (pytest's `-v` verdict, then the test's output).
+            self.broke_line = true;
+            if let Some(record) = self.only_running() {
+                record.stdout.push('\n');
+            }
+        }
         match event {
             TreeEvent::Started(node) | TreeEvent::TreeSuite(node) => {
                 if node.is_test && matches!(event, TreeEvent::Started(_)) {

@@ -203,6 +203,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         ..config.output
     };
     output.human.expected_ms = session.expected_ms();
+    output.grading.grader.set_root(&project);
     let live_view = output.dialect == Dialect::Human && output.human.live;
     NOTES.store(!live_view, std::sync::atomic::Ordering::Relaxed);
     // Information-only runs and collect-only trees have no verdict to grade.
@@ -362,7 +363,10 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
             && !raw.raw.iter().any(|a| {
                 ["--passWithNoTests", "--pass-with-no-tests"]
                     .iter()
-                    .any(|flag| a.strip_prefix(flag).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
+                    .any(|flag| {
+                        a.strip_prefix(flag)
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+                    })
             }),
     };
     let mut state = State::new(
