@@ -15,6 +15,10 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 // default `restoreMocks: false`) in the reporter's process must not take
 // the events with it.
 const writeSync = fs.writeSync;
+// So is JSON's encoder, which jest's in-band tests reach in the reporter's
+// realm (`process.constructor.constructor('return JSON')()`): patched, it
+// would rewrite every event, a failed test's verdict too.
+const stringify = JSON.stringify;
 
 /**
  * A descriptor of this process's own for the event pipe `fd`: tests running
@@ -141,7 +145,7 @@ function openSink({ blockingText = false } = {}) {
           text = `{"ev":"written","stdout":${stdout},"stderr":${stderr}}\n`;
         }
       }
-      for (const event of events) text += `${JSON.stringify(event)}\n`;
+      for (const event of events) text += `${stringify(event)}\n`;
       // The text as it is: a Buffer made for each write costs more than the
       // write's own JavaScript. A write the pipe cuts short goes on in bytes.
       let buf = null;
@@ -219,11 +223,14 @@ const TITLE_TAG = /(?:^|\s)@([A-Za-z_][\w.-]*(?:\([^()]*\))?)/g;
 function tagsOf(own, titles) {
   const tags = [];
   for (const tag of own || []) if (!tags.includes(tag)) tags.push(tag);
-  for (const title of titles) {
+  // Nearest first, as pytest lists a test's markers: the test's title,
+  // then its blocks' outward (the nearest `scenario(…)` is the test's).
+  for (let i = titles.length - 1; i >= 0; i--) {
+    const title = titles[i];
     if (!title.includes('@')) continue;
     for (const match of title.matchAll(TITLE_TAG)) if (!tags.includes(match[1])) tags.push(match[1]);
   }
   return tags;
 }
 
-module.exports = { openSink, stripAnsi, escapePart, scanLines, tagsOf };
+module.exports = { openSink, stripAnsi, escapePart, scanLines, tagsOf, stringify };

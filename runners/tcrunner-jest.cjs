@@ -40,7 +40,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { openSink, stripAnsi, escapePart, scanLines, tagsOf } = require('./tcrunner-common.cjs');
+const { openSink, stripAnsi, escapePart, scanLines, tagsOf, stringify: toJson } = require('./tcrunner-common.cjs');
 
 // A stack frame line; JetBrains splits message and stack at the first one.
 const STACK_FRAME = /^\s+at\s.*\)$|^\s+at\s\S+$/;
@@ -118,7 +118,7 @@ function plainFormat(value, indent) {
   if (value === null || typeof value === 'boolean') return String(value);
   if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
   if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return toJson(value);
   if (typeof value !== 'object') return String(value);
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
@@ -127,7 +127,7 @@ function plainFormat(value, indent) {
   }
   const keys = Object.keys(value).sort();
   if (keys.length === 0) return 'Object {}';
-  const body = keys.map((k) => `${inner}${JSON.stringify(k)}: ${plainFormat(value[k], inner)},\n`);
+  const body = keys.map((k) => `${inner}${toJson(k)}: ${plainFormat(value[k], inner)},\n`);
   return `Object {\n${body.join('')}${indent}}`;
 }
 
@@ -213,8 +213,8 @@ class FileState {
     this.file = file;
     this.key = key; // its key in the reporter's map of running files
     // A file that several named projects run gets one node per project.
-    this.id = project ? JSON.stringify([project, file]) : file;
-    this.head = JSON.stringify(project ? [project, file] : [file]).slice(0, -1); // prefix of the JSON ids under it
+    this.id = project ? toJson([project, file]) : file;
+    this.head = toJson(project ? [project, file] : [file]).slice(0, -1); // prefix of the JSON ids under it
     this.suites = new Map(); // ancestor titles as JSON -> {id, path} of a declared describe
     this.counters = new Map(); // title-path key -> tests numbered so far
     this.live = new Map(); // title-path key -> [{id, started, finished, reconciled, status, line}]
@@ -289,7 +289,7 @@ class TcrunnerJestReporter {
     const file = running[0];
     // jest runs a held test again (`jest.retryTimes`): it is still running.
     // Only its result tells that apart from another test of the same name.
-    const key = JSON.stringify([...(info.ancestorTitles || []), info.title]);
+    const key = toJson([...(info.ancestorTitles || []), info.title]);
     const entries = file.live.get(key) || [];
     if (entries.some((e) => e.held && !e.finished)) return;
     if (this._replays(file, key, entries)) return;
@@ -333,7 +333,7 @@ class TcrunnerJestReporter {
 
   onTestCaseResult(test, result) {
     if (!this._sink) return;
-    const key = JSON.stringify([...result.ancestorTitles, result.title]);
+    const key = toJson([...result.ancestorTitles, result.title]);
     // A retry's result (jest counts the runs) is its held test's: the first
     // one of the name not yet told of this run, as jest retries one test
     // after another, each as often as it needs. Any other result is the
@@ -431,7 +431,7 @@ class TcrunnerJestReporter {
     // Reconcile: tests the live stream never finished (skips, filtered
     // tests). An entry matched to a result is `reconciled`.
     for (const result of testResult.testResults || []) {
-      const key = JSON.stringify([...result.ancestorTitles, result.title]);
+      const key = toJson([...result.ancestorTitles, result.title]);
       const entries = file.live.get(key) || [];
       const line = result.location ? result.location.line : undefined;
       const done = entries.filter((e) => e.finished && !e.reconciled);
@@ -476,7 +476,7 @@ class TcrunnerJestReporter {
       : { outcome: 'error', message: 'jest ended this test file while the test was running' });
     if (crashed && !stopped) {
       const name = hasTests ? 'afterAll hook' : 'Test suite failed to run';
-      const id = `${file.head},${JSON.stringify(name)},-1]`;
+      const id = `${file.head},${toJson(name)},-1]`;
       send({ ev: 'test', id, parent: file.id, name, kind: 'test', file: file.file, hint: `test://${locationPath([file.file, name])}` });
       send({ ev: 'finished', id, duration_ms: 0, ...this._execFailure(execError, testResult.failureMessage) });
     }
@@ -554,10 +554,10 @@ class TcrunnerJestReporter {
   /** Declares (into `out`) the describe chain and a new test; returns its live entry. */
   _newTest(file, ancestors, title, location, out) {
     const suite = this._suiteOf(file, ancestors, out);
-    const key = JSON.stringify([...ancestors, title]);
+    const key = toJson([...ancestors, title]);
     const n = file.counters.get(key) || 0;
     file.counters.set(key, n + 1);
-    const id = `${suite.id.slice(0, -1)},${JSON.stringify(title)},${n}]`;
+    const id = `${suite.id.slice(0, -1)},${toJson(title)},${n}]`;
     const node = {
       ev: 'test', id, parent: suite.parent, name: title, kind: 'test', file: file.file,
       hint: `test://${suite.path}.${escapePart(title)}`,
@@ -579,7 +579,7 @@ class TcrunnerJestReporter {
    */
   _suiteOf(file, ancestors, out) {
     // As JSON: joined titles would give `describe('')` the file's own key.
-    const key = JSON.stringify(ancestors);
+    const key = toJson(ancestors);
     let suite = file.suites.get(key);
     if (suite) return suite;
     if (ancestors.length === 0) {
@@ -587,7 +587,7 @@ class TcrunnerJestReporter {
     } else {
       const outer = this._suiteOf(file, ancestors.slice(0, -1), out);
       const name = ancestors[ancestors.length - 1];
-      const id = `${outer.id.slice(0, -1)},${JSON.stringify(name)}]`;
+      const id = `${outer.id.slice(0, -1)},${toJson(name)}]`;
       suite = { id, parent: id, path: `${outer.path}.${escapePart(name)}` };
       out.push({ ev: 'suite', id, parent: outer.parent, name, kind: 'suite', file: file.file, hint: `suite://${suite.path}` });
     }

@@ -1780,3 +1780,50 @@ fn vitest_results_arrive_while_the_run_goes_on() {
         ["first", "waits for the reader"],
     );
 }
+
+/// A test that stops its process group (SIGSTOP) acts on the time limit's
+/// SIGTERM only once it runs again: tcrunner continues it, so pytest's
+/// handler keeps what the test printed and the grace period is not waited
+/// out. A test that moves pytest out of its group and ignores SIGTERM is
+/// still killed when the grace period ends: the main process is signalled
+/// itself, not only its group.
+#[test]
+fn a_test_that_stops_or_leaves_its_group_is_stopped_in_time() {
+    let project = pytest_project();
+    for (test, printed, grace) in [
+        ("test_stops_its_group", "printed before stopping", "30"),
+        ("test_leaves_its_group", "printed before leaving", "1"),
+    ] {
+        let target = format!("test_stops_itself.py::{test}");
+        let run = Tcrunner::pytest(project.path())
+            .args([
+                "--session-timeout",
+                "4",
+                "--grace-period",
+                grace,
+                "--target",
+                &target,
+            ])
+            .run(LIMIT);
+        run.assert_code(124);
+        assert!(
+            run.failure_of(test).contains("--session-timeout"),
+            "{}",
+            run.describe()
+        );
+        // Well inside the 30 s grace: pytest ran again and stopped itself.
+        // The escaped one: the session limit and the grace (4 + 1 s), not
+        // the 5 s more that waiting on a group without it took.
+        let bound = if grace == "30" { 20 } else { 8 };
+        assert!(
+            run.elapsed < Duration::from_secs(bound),
+            "{test}: {:?}",
+            run.elapsed
+        );
+        if grace == "30" {
+            let id = run.node_id(test);
+            let message = format!("##teamcity[testStdOut nodeId='{id}' out='{printed}|n']");
+            assert_contains(&run.text(), &message, &run);
+        }
+    }
+}

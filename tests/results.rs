@@ -384,7 +384,7 @@ fn jest_and_vitest_results_with_title_tags() {
         project.write(
             file,
             &format!(
-                "{body}describe('parser @functionality', () => {{\n  it('rejects input @error @scenario(s9)', () => {{ expect(1).toBe(2); }});\n  it('reads input', () => {{ expect(1).toBe(1); }});\n}});\n"
+                "{body}describe('parser @functionality @scenario(s1)', () => {{\n  it('rejects input @error @scenario(s9)', () => {{ expect(1).toBe(2); }});\n  it('reads input', () => {{ expect(1).toBe(1); }});\n}});\n"
             ),
         );
         let (code, result) = js_run(name, &project);
@@ -392,16 +392,18 @@ fn jest_and_vitest_results_with_title_tags() {
         let rejects = test(&result, "rejects input @error @scenario(s9)");
         assert_eq!(
             rejects["tags"],
-            serde_json::json!(["functionality", "error", "scenario(s9)"]),
+            serde_json::json!(["error", "scenario(s9)", "functionality", "scenario(s1)"]),
             "{name}"
         );
         assert_eq!(rejects["group"], "ERROR", "{name}");
+        // The nearest scenario is the test's, as for pytest's markers.
         assert_eq!(rejects["scenario"], "s9", "{name}");
+        assert_eq!(test(&result, "reads input")["scenario"], "s1", "{name}");
         assert_eq!(rejects["status"], "failed", "{name}");
         assert!(rejects["expected"].is_string(), "{name}: {rejects}");
         assert_eq!(
             rejects["suite"].as_array().unwrap().last().unwrap(),
-            "parser @functionality"
+            "parser @functionality @scenario(s1)"
         );
         assert_eq!(
             test(&result, "reads input")["group"],

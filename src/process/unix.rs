@@ -12,7 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec};
-use rustix::process::{kill_process_group, Pid, Signal};
+use rustix::process::{kill_process, kill_process_group, Pid, Signal};
 
 use super::input::Input;
 use super::reader::{set_nonblocking, Reader};
@@ -339,10 +339,19 @@ impl Child {
         }
     }
 
-    /// Sends `signal` to every process in the group. A group that is gone
-    /// has nothing left to stop.
+    /// Sends `signal` to every process in the group, and to the main
+    /// process itself while it is not reaped: a test can move it out of its
+    /// group (`setpgid`). A group that is gone has nothing left to stop.
     fn kill(&self, signal: Signal) {
         let _ = kill_process_group(self.pgid, signal);
+        let reaped = self
+            .status
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
+        if !reaped {
+            let _ = kill_process(self.pgid, signal);
+        }
     }
 
     /// SIGTERM to the group, then SIGKILL once `grace` passes without the
@@ -359,11 +368,15 @@ impl Child {
             self.kill(Signal::KILL);
             return None;
         }
-        self.kill(if grace.is_zero() {
-            Signal::KILL
+        if grace.is_zero() {
+            self.kill(Signal::KILL);
         } else {
-            Signal::TERM
-        });
+            self.kill(Signal::TERM);
+            // A stopped process (a test's SIGSTOP to its group) acts on
+            // SIGTERM only once it runs again: its handlers then send what
+            // it holds, rather than the grace period passing unused.
+            self.kill(Signal::CONT);
+        }
         let deadline = Instant::now() + grace;
         let mut status = None;
         while status.is_none() {

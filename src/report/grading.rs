@@ -128,9 +128,19 @@ impl Grader {
     /// The scenario a test belongs to: its `scenario(ID)` tag, else what
     /// `--scenario-id` captures from its id.
     pub(crate) fn scenario<'a>(&self, id: &'a str, tags: &'a [String]) -> Option<&'a str> {
+        // The nearest tag that names one (tags come nearest first); a
+        // keyword argument's value (`scenario(id=s1)`) is the id.
         let tagged = tags.iter().find_map(|tag| {
             let args = tag.strip_prefix("scenario(")?.strip_suffix(')')?;
-            Some(args.trim().trim_matches(['"', '\'']))
+            let args = match args.split_once('=') {
+                Some((key, value))
+                    if key.trim().chars().all(|c| c.is_alphanumeric() || c == '_') =>
+                {
+                    value
+                }
+                _ => args,
+            };
+            Some(args.trim().trim_matches(['"', '\''])).filter(|id| !id.is_empty())
         });
         if tagged.is_some() {
             return tagged;
@@ -386,6 +396,18 @@ mod tests {
         assert_eq!(grader.scenario(&n.id, &n.tags), Some("s12"));
         n.id = "t.py::other".into();
         assert_eq!(grader.scenario(&n.id, &n.tags), None);
+        let tags = |t: &[&str]| t.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let nearest = tags(&["scenario(inner)", "scenario(outer)"]);
+        assert_eq!(grader.scenario("x", &nearest), Some("inner"));
+        assert_eq!(
+            grader.scenario("x", &tags(&["scenario(id=kw1)"])),
+            Some("kw1")
+        );
+        assert_eq!(
+            grader.scenario("x", &tags(&["scenario()", "scenario(s2)"])),
+            Some("s2")
+        );
+        assert_eq!(grader.scenario("x", &tags(&["scenario()"])), None);
         // A JSON id's absolute path: from the project on.
         let mut grader = Grader::new(&[], &[], Some(parse_scenario(r"(s\d+)").unwrap()));
         grader.set_root(std::path::Path::new("/work/grader-s7/"));
