@@ -272,6 +272,9 @@ class TcrunnerJestReporter {
     // path but not the project (it fills in the context of an arbitrary one).
     this._running = new Map();
     this._sink.send({ ev: 'hello', runner: 'jest', version: jestVersion(this._rootDir) });
+    // A verbose run's console is written as tests run, not handed to us:
+    // the stream then tells TeamCity that a test's text is its output.
+    if (this._verbose && !this._silent) this._sink.send({ ev: 'live_output' });
   }
 
   getLastError() {

@@ -2183,3 +2183,35 @@ fn a_vitest_target_leaves_out_the_tests_of_skipped_blocks_it_does_not_name() {
         assert_eq!(found, ["modes.test.js > named"], "{name}");
     }
 }
+
+/// TeamCity takes plain text between a test's start and finish as its
+/// output only when the start says `captureStandardOutput='true'`: jest
+/// writes a verbose run's console (a one-file run's) as the tests run, so
+/// its tests start so; a run of two files hands the console to the reporter
+/// and its tests do not.
+#[test]
+fn a_verbose_jest_runs_tests_own_their_console_on_teamcity() {
+    let project = case_project("jest-console", "jest30");
+    for (args, live) in [
+        (
+            &["--format", "teamcity", "--path", "console.test.js"][..],
+            "true",
+        ),
+        (&["--format", "teamcity"][..], "false"),
+    ] {
+        let (_, stream) = run_in(project.path(), "jest30", args);
+        assert_clean(&stream);
+        let starts: Vec<_> = messages(&stream)
+            .into_iter()
+            .filter(|m| m.name == "testStarted")
+            .collect();
+        assert!(!starts.is_empty(), "{args:?}");
+        assert!(
+            starts
+                .iter()
+                .all(|m| m.get("captureStandardOutput") == Some(live)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&stream)
+        );
+    }
+}

@@ -2029,13 +2029,14 @@ fn ids_below_a_rootdir_above_the_project_run_again_as_targets() {
     }
 }
 
-/// With `-v`, a test's verdict line is pytest's text inside the test, and
-/// the stream ends it where the test's captured output begins: the result
-/// files' stdout does the same (the two were glued, `[ 25%]FIRST-SAYS`),
-/// and pytest's own line end that follows, which the stream's message gave
-/// already, is no empty line (every test's text began with one).
+/// With `-v`, a test's verdict line is pytest's text inside the test: the
+/// stream ends it where the test's captured output begins, and pytest's
+/// own line end that follows, which the stream's message gave already, is
+/// no empty line (every test's text began with one). The result files'
+/// stdout is the captured output alone, as pytest's own reports have it:
+/// pytest's text was glued to it (`[ 25%]FIRST-SAYS`).
 #[test]
-fn a_verbose_verdict_line_ends_before_the_tests_output_in_every_output() {
+fn a_verbose_verdict_line_is_pytests_text_not_the_tests_output() {
     let project = Project::copy(EDGES);
     let json = project.path().join("r.json");
     let run = Tcrunner::pytest(project.path())
@@ -2049,15 +2050,10 @@ fn a_verbose_verdict_line_ends_before_the_tests_output_in_every_output() {
     assert_eq!(tests.len(), 4, "{}", run.describe());
     for test in tests {
         let name = test["name"].as_str().unwrap();
-        // pytest's blank line after its header comes as the first test starts.
-        let stdout = test["stdout"].as_str().unwrap().trim_start_matches('\n');
-        let (verdict, printed) = stdout.split_once('\n').unwrap_or((stdout, ""));
-        assert!(
-            verdict.starts_with(&format!("test_printing.py::{name} PASSED")),
-            "{name}: {stdout:?}"
-        );
+        let stdout = test["stdout"].as_str().unwrap();
         let says = name.trim_start_matches("test_").to_uppercase() + "-SAYS\n";
-        assert!(printed.starts_with(&says), "{name}: {stdout:?}");
+        assert!(stdout.starts_with(&says), "{name}: {stdout:?}");
+        assert!(!stdout.contains("PASSED"), "{name}: {stdout:?}");
     }
     // The stream's text has the empty lines pytest's own output has.
     let bare = std::process::Command::new(util::pytest9())
@@ -2079,5 +2075,30 @@ fn a_verbose_verdict_line_ends_before_the_tests_output_in_every_output() {
         empty(&text),
         empty(&String::from_utf8_lossy(&bare.stdout)) + launch,
         "{text}"
+    );
+}
+
+/// PyCharm's short doctest form (`calc.py::add`) is qualified with the
+/// module's name also when `--doctest-modules` comes from the project's
+/// `addopts`, not after `--`: it reached pytest as it was, `not found`.
+#[test]
+fn a_short_doctest_target_works_with_doctests_from_the_ini() {
+    let project = Project::copy(EDGES);
+    project.write("pytest.ini", "[pytest]\naddopts = --doctest-modules\n");
+    project.write(
+        "calc.py",
+        "def add(a, b):\n    \"\"\"\n    >>> add(1, 2)\n    3\n    \"\"\"\n    return a + b\n",
+    );
+    let run = Tcrunner::pytest(project.path())
+        .args(["--target", "calc.py::add"])
+        .run(Duration::from_secs(120));
+    run.assert_clean();
+    run.assert_code(0);
+    let found: Vec<(String, String)> = util::verdicts_by_path(&run.stdout);
+    assert_eq!(
+        found,
+        [("calc.py > calc.add".to_owned(), "passed".to_owned())],
+        "{}",
+        run.describe()
     );
 }

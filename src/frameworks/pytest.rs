@@ -351,6 +351,31 @@ fn doctest_target(project: &Path, target: &str) -> String {
     format!("{file}::{}.{}", module.join("."), names.replace("::", "."))
 }
 
+/// Whether `--doctest-modules` is among the options pytest adds by itself:
+/// `PYTEST_ADDOPTS`, or the `addopts` of the configuration files in the
+/// project or a folder above it (read as text: the option named anywhere in
+/// the first such file found counts).
+fn doctests_in_addopts(project: &Path) -> bool {
+    const OPTION: &str = "--doctest-modules";
+    const FILES: [&str; 6] = [
+        "pytest.toml",
+        "pytest.ini",
+        ".pytest.ini",
+        "pyproject.toml",
+        "tox.ini",
+        "setup.cfg",
+    ];
+    if std::env::var("PYTEST_ADDOPTS").is_ok_and(|a| a.contains(OPTION)) {
+        return true;
+    }
+    project.ancestors().any(|folder| {
+        FILES
+            .iter()
+            .filter_map(|name| std::fs::read_to_string(folder.join(name)).ok())
+            .any(|text| text.contains(OPTION))
+    })
+}
+
 /// `FILE::names` split at the first `::`, as pytest splits a node id,
 /// unless that one sits inside the `[params]` of a dotted target
 /// (`pkg.mod.test[a::b]`: a `[` before it, in no path and no `.py` file).
@@ -613,7 +638,8 @@ impl Framework for Pytest {
         for path in &request.paths {
             shown.push(path.to_string_lossy().into_owned());
         }
-        let doctests = raw.iter().any(|a| a == "--doctest-modules");
+        let doctests = raw.iter().any(|a| a == "--doctest-modules")
+            || (!request.targets.is_empty() && doctests_in_addopts(&request.project));
         for target in &request.targets {
             let target = if doctests {
                 doctest_target(&request.project, target)

@@ -143,6 +143,10 @@ pub(crate) struct Records {
     holding: bool,
     /// The ended tests' records of each open file, by flow id, in order.
     held: FastMap<u64, Vec<TestRecord>>,
+    /// Text the framework prints is the running test's output: not pytest's
+    /// while it captures the tests' output (its text is then its own, `-v`'s
+    /// verdict lines, live logs), which bare pytest's reports leave out too.
+    text_is_output: bool,
     /// The framework's last text left its line open.
     line_open: bool,
     /// An event ended that open line, as the stream's message does, and no
@@ -165,6 +169,9 @@ impl Records {
             return;
         };
         self.line_open = last != b'\n';
+        if !self.text_is_output {
+            return;
+        }
         if let Some(record) = self.only_running() {
             record.stdout.push_str(&String::from_utf8_lossy(bytes));
         }
@@ -194,8 +201,10 @@ impl Records {
             // which ends the open line of the text: the test's text ends it
             // there too (pytest's `-v` verdict, then the test's output).
             self.broke_line = true;
-            if let Some(record) = self.only_running() {
-                record.stdout.push('\n');
+            if self.text_is_output {
+                if let Some(record) = self.only_running() {
+                    record.stdout.push('\n');
+                }
             }
         }
         match event {
@@ -272,11 +281,15 @@ impl Records {
             }
             TreeEvent::Hello { runner, .. } => {
                 self.holding = runner == "jest";
+                self.text_is_output = runner != "pytest";
+                Collected::Nothing
+            }
+            TreeEvent::LiveOutput => {
+                self.text_is_output = true;
                 Collected::Nothing
             }
             TreeEvent::Log { level, text } => Collected::Log { level, text },
-            TreeEvent::LiveOutput
-            | TreeEvent::Count(_)
+            TreeEvent::Count(_)
             | TreeEvent::TreeEnded
             | TreeEvent::RunStarted(_)
             | TreeEvent::RunEnded(_) => Collected::Nothing,
