@@ -562,7 +562,11 @@ export default class TcrunnerVitestReporter {
     } else if (hookErrors) {
       Object.assign(event, describeErrors(hookErrors));
     } else if (result.state === 'failed') {
-      Object.assign(event, describeErrors(result.errors || [], retries > 0));
+      // One error an attempt: the earlier attempts' are told in the test's
+      // stderr (below), and its failure is the last attempt's alone.
+      const errors = result.errors || [];
+      const last = retries > 0 && errors.length === retries + 1 ? errors.slice(-1) : errors;
+      Object.assign(event, describeErrors(last, retries > 0));
     } else if (result.state === 'skipped' && mode === 'todo') {
       Object.assign(event, { outcome: 'todo', message: `Todo '${test.name}'` });
     } else if (result.state === 'skipped') {

@@ -1760,7 +1760,8 @@ fn vitest_hooks_output_comes_between_the_blocks_tests() {
 }
 
 /// vitest's `retry`: a test is one node with its last attempt's verdict.
-/// A test failed on every attempt took its message from the first; one that
+/// A test failed on every attempt took its message from the first, and its
+/// details from all; one that
 /// passed on a retry showed no trace of the attempts that failed, nor one
 /// that never passed (jest's tell them in the test's stderr, which the
 /// result files count as `retries`).
@@ -1787,6 +1788,18 @@ fn a_vitest_test_run_again_tells_its_attempts() {
             failed.message.as_deref(),
             Some("Error: attempt 3"),
             "{name}"
+        );
+        // Its details are the last attempt's too (they held every attempt's,
+        // the first one's first, under the last one's message).
+        let details: Vec<String> = messages(&stream)
+            .iter()
+            .filter(|m| m.name == "testFailed" && m.get("message") == Some("Error: attempt 3"))
+            .map(|m| m.get("details").unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(details.len(), 1, "{name}");
+        assert!(
+            details[0].contains("attempt 3") && !details[0].contains("attempt 1"),
+            "{name}: {details:?}"
         );
         // Every failed attempt before the last, as jest tells them, in the
         // file's order: the flaky test's one, and the two before the failed
