@@ -12,7 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec};
-use rustix::process::{kill_process, kill_process_group, Pid, Signal};
+use rustix::process::{getpgid, kill_process, kill_process_group, Pid, Signal};
 
 use super::input::Input;
 use super::reader::{set_nonblocking, Reader};
@@ -340,16 +340,18 @@ impl Child {
     }
 
     /// Sends `signal` to every process in the group, and to the main
-    /// process itself while it is not reaped: a test can move it out of its
-    /// group (`setpgid`). A group that is gone has nothing left to stop.
+    /// process itself when a test moved it out of its group (`setpgid`).
+    /// A group that is gone has nothing left to stop.
     fn kill(&self, signal: Signal) {
         let _ = kill_process_group(self.pgid, signal);
+        // Only when it left: in the group it has the signal already, and a
+        // second SIGINT would interrupt pytest's handling of the first.
         let reaped = self
             .status
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .is_some();
-        if !reaped {
+        if !reaped && getpgid(Some(self.pgid)).is_ok_and(|group| group != self.pgid) {
             let _ = kill_process(self.pgid, signal);
         }
     }
