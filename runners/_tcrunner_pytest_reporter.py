@@ -704,7 +704,6 @@ class _Reporter(_Plugin):
                 # The failed attempt is told in its stderr (as jest's and
                 # vitest's are), so that a test that passed on a rerun shows
                 # it was flaky.
-                # An attempt that failed by its subtests alone has no text.
                 # An attempt that failed by its subtests alone has no text of
                 # its own: theirs tells it (they are withdrawn, as pytest does).
                 why = _summary(report.longrepr) if report.longrepr else "One or more subtests failed"

@@ -543,11 +543,10 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
     }
     // A name pattern of the user's own would replace ours, or (jest) be
     // combined with it so that nothing matches.
-    let own_pattern = request.raw.iter().find(|a| {
-        ["-t", "--testNamePattern", "--test-name-pattern"]
-            .iter()
-            .any(|flag| a.as_str() == *flag || a.starts_with(&format!("{flag}=")))
-    });
+    let own_pattern = option_in(
+        &request.raw,
+        &["-t", "--testNamePattern", "--test-name-pattern"],
+    );
     if let (Some(flag), true) = (own_pattern, targets.iter().any(|(_, n)| !n.is_empty())) {
         return Err(SetupError::unsupported(
             flag.clone(),
@@ -560,6 +559,20 @@ fn plan(request: &Request, package: &str, framework: &str) -> Result<Plan, Setup
         targets,
     })
 }
+
+/// The first of the framework's own arguments that is one of `options`,
+/// alone or with its value after `=`.
+fn option_in<'a>(raw: &'a [String], options: &[&str]) -> Option<&'a String> {
+    raw.iter().find(|a| {
+        options.iter().any(|option| {
+            a.strip_prefix(option)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+        })
+    })
+}
+
+/// jest's and vitest's own allowance for a run that selects no test.
+const PASS_WITH_NO_TESTS: [&str; 2] = ["--passWithNoTests", "--pass-with-no-tests"];
 
 /// The files of the targets, each once, in order.
 fn target_files(targets: &[(String, Vec<String>)]) -> Vec<String> {
@@ -751,8 +764,8 @@ impl Framework for Jest {
         // end: the console jest prints live (a one-file run is verbose)
         // would come before its test's start, in no test. Held per file, it
         // is the file's output.
-        let verbose = |a: &String| a == "--verbose" || a.starts_with("--verbose=");
-        if major_minor(&plan.package.version) < (29, 6) && !request.raw.iter().any(verbose) {
+        let verbose = option_in(&request.raw, &["--verbose"]).is_some();
+        if major_minor(&plan.package.version) < (29, 6) && !verbose {
             args.push("--verbose=false".into());
         }
         let mut spec = spec(&plan, &args, request);
@@ -802,6 +815,10 @@ impl Framework for Jest {
             .lines()
             .find(|l| l.starts_with("No tests found"))
             .map(|l| l.trim().to_owned())
+    }
+
+    fn allows_no_tests(&self, raw: &[String]) -> bool {
+        option_in(raw, &PASS_WITH_NO_TESTS).is_some()
     }
 
     fn informational(&self, raw: &[String]) -> bool {
@@ -958,6 +975,10 @@ impl Framework for Vitest {
             Ok(files)
         };
         Some(listed())
+    }
+
+    fn allows_no_tests(&self, raw: &[String]) -> bool {
+        option_in(raw, &PASS_WITH_NO_TESTS).is_some()
     }
 
     fn informational(&self, raw: &[String]) -> bool {

@@ -172,6 +172,11 @@ pub(crate) trait Framework {
     fn collects_only(&self, _raw: &[String]) -> bool {
         false
     }
+    /// Whether the framework's own arguments allow a run that selects no
+    /// test (jest's and vitest's `--passWithNoTests`).
+    fn allows_no_tests(&self, _raw: &[String]) -> bool {
+        false
+    }
     /// Whether the framework's own arguments ask only for information (its
     /// help, its version, its configuration): it runs no tests on purpose,
     /// and may exit before our reporter loads.

@@ -359,15 +359,7 @@ pub(crate) fn run(config: RunConfig, out: impl Write) -> Result<i32, RunError> {
         grace: Duration::from_secs_f64(raw.grace_period),
         stop_after_failures: session.stop_after_failures(),
         reruns_failures: session.reruns_failures(),
-        targeted: !raw.targets.is_empty()
-            && !raw.raw.iter().any(|a| {
-                ["--passWithNoTests", "--pass-with-no-tests"]
-                    .iter()
-                    .any(|flag| {
-                        a.strip_prefix(flag)
-                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
-                    })
-            }),
+        targeted: !raw.targets.is_empty() && !framework.allows_no_tests(&raw.raw),
     };
     let mut state = State::new(
         framework,
